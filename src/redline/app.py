@@ -1,0 +1,53 @@
+"""The ASGI application: every surface mounted on one app, one database per process."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from redline import __version__
+from redline.config import Settings
+from redline.db import Database, make_engine
+from redline.surfaces.corrections import agents, identity, runs
+from redline.surfaces.errors import install_error_handlers
+from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
+
+
+def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
+    """The app for these settings; tests may hand in a database, otherwise the lifespan opens one."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = database is None
+        app.state.database = database or Database(
+            make_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+        )
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.database.dispose()
+
+    app = FastAPI(
+        title="Redline",
+        version=__version__,
+        description="Self-hosted human feedback for AI agents.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    for router in (runs.router, identity.router, agents.router):
+        app.include_router(router)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    # Outermost last: the request id exists before the body limit can refuse anything.
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestIdMiddleware)
+    logging.getLogger("redline").setLevel(settings.log_level.upper())
+    return app

@@ -1,0 +1,76 @@
+"""What every command shares: the settings (flags over REDLINE_* variables) and a database opened once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from redline import migrate
+from redline.config import Settings
+from redline.db import Database, make_engine
+from redline.errors import RedlineError
+from redline.identity import service as identity
+
+
+@dataclass
+class CliContext:
+    overrides: dict[str, Any] = field(default_factory=dict)
+    _database: Database | None = None
+
+    def settings(self, **more: Any) -> Settings:
+        values = {**self.overrides, **{key: value for key, value in more.items() if value is not None}}
+        return Settings(**values)
+
+    def database(self) -> Database:
+        if self._database is None:
+            settings = self.settings()
+            self._database = Database(
+                make_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+            )
+        return self._database
+
+    def ready_database(self) -> Database:
+        """The database migrated to head and with its first workspace, whichever command runs first.
+
+        The first start prints the admin's token, once; a headless start (REDLINE_INIT_ADMIN_TOKEN)
+        prints nothing secret.
+        """
+        db = self.database()
+        migrate.upgrade(db.engine)
+        settings = self.settings()
+        with db.write() as session:
+            first = identity.bootstrap(
+                session,
+                workspace_name=settings.init_workspace,
+                project_name=settings.init_project,
+                admin_name=settings.init_admin_name,
+                admin_token=settings.init_admin_token,
+            )
+            identity.instance_secret(session)
+        if first.created:
+            _announce_first_start(first)
+        return db
+
+
+def _announce_first_start(first: identity.Bootstrap) -> None:
+    click.echo(
+        f'First start: made workspace "{first.workspace.name}", project "{first.project.name}" '
+        f'({first.project.id}) and admin user "{first.admin.name}".'
+    )
+    if first.admin_secret is not None:
+        click.echo("")
+        click.echo(f"  Admin token (shown once, keep it safe): {first.admin_secret}")
+        click.echo("")
+        click.echo("  Make more with: redline users create NAME && redline tokens create --user NAME")
+    else:
+        click.echo("The admin's token is the one given in REDLINE_INIT_ADMIN_TOKEN.")
+
+
+pass_context = click.make_pass_decorator(CliContext)
+
+
+def fail(error: RedlineError) -> click.ClickException:
+    """A domain error as a CLI error: its sentence, no traceback, exit status 1."""
+    return click.ClickException(error.message)

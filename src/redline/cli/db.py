@@ -1,0 +1,51 @@
+"""`redline db`: schema upgrades and the drift check CI runs."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from redline import migrate
+from redline.cli.context import CliContext, pass_context
+from redline.db import make_engine
+
+
+@click.group()
+def db() -> None:
+    """Manage the store's schema."""
+
+
+@db.command()
+@pass_context
+def upgrade(context: CliContext) -> None:
+    """Migrate the store to the newest schema (and make the first workspace if there is none)."""
+    context.ready_database()
+    click.echo(f"Schema is current: {context.settings().database_url}")
+
+
+@db.command()
+@click.option(
+    "--scratch/--in-place",
+    default=True,
+    show_default=True,
+    help="Check on a new scratch SQLite file (default), or migrate the configured store and check it.",
+)
+@pass_context
+def check(context: CliContext, scratch: bool) -> None:
+    """Fail when the models and the migrations disagree: a model change needs a migration."""
+    if scratch:
+        with tempfile.TemporaryDirectory() as folder:
+            engine = make_engine(f"sqlite:///{Path(folder) / 'check.db'}")
+            differences = migrate.drift(engine)
+            engine.dispose()
+    else:
+        differences = migrate.drift(context.database().engine)
+    if differences:
+        for difference in differences:
+            click.echo(f"  {difference}", err=True)
+        raise click.ClickException(
+            f"{len(differences)} difference(s) between the models and the migrations: write a migration."
+        )
+    click.echo("Models and migrations agree.")

@@ -1,0 +1,246 @@
+"""`redline users|tokens|projects|members|agents`: manage who may do what, as the local operator."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+import click
+from sqlalchemy.orm import Session
+
+from redline.cli.context import CliContext, fail, pass_context
+from redline.errors import RedlineError
+from redline.identity import service as identity
+from redline.identity.service import PRINCIPAL_KINDS, PROJECT_ROLES, REVIEWER_ROLES, Actor
+from redline.traces import service as traces
+
+T = TypeVar("T")
+
+
+@contextmanager
+def _as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Session, Actor]]:
+    db = context.ready_database()
+    try:
+        with db.write() if write else db.read() as session:
+            yield session, identity.operator(session)
+    except RedlineError as error:
+        raise fail(error) from error
+
+
+def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> None:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+def _when(value: object) -> str:
+    return value.isoformat(timespec="seconds") if hasattr(value, "isoformat") else "-"
+
+
+# -------------------------------------------------------------------------------------------------- users
+
+
+@click.group()
+def users() -> None:
+    """People (users) and programs (services) of the workspace."""
+
+
+@users.command("create")
+@click.argument("name")
+@click.option("--kind", type=click.Choice(PRINCIPAL_KINDS), default="user", show_default=True)
+@click.option("--reviewer-role", type=click.Choice(REVIEWER_ROLES), help="Users only [default: standard].")
+@click.option("--workspace-admin", is_flag=True, help="May manage projects, users and every project's data.")
+@pass_context
+def create_user(
+    context: CliContext, name: str, kind: str, reviewer_role: str | None, workspace_admin: bool
+) -> None:
+    """Add a user or a service named NAME."""
+    with _as_operator(context) as (session, actor):
+        principal = identity.create_user(
+            session,
+            actor,
+            name=name,
+            kind=kind,
+            reviewer_role=reviewer_role,  # type: ignore[arg-type]
+            workspace_admin=workspace_admin,
+        )
+        click.echo(f"Created {principal.kind} {principal.name} ({principal.id}).")
+
+
+@users.command("list")
+@pass_context
+def list_users(context: CliContext) -> None:
+    """Every user and service of the workspace."""
+    with _as_operator(context, write=False) as (session, actor):
+        rows = [
+            (str(p.id), p.name, p.kind, p.reviewer_role or "-", "yes" if p.workspace_admin else "")
+            for p in identity.list_users(session, actor)
+        ]
+    _table(rows, ("ID", "NAME", "KIND", "REVIEWER ROLE", "WORKSPACE ADMIN"))
+
+
+# ------------------------------------------------------------------------------------------------- tokens
+
+
+@click.group()
+def tokens() -> None:
+    """Bearer tokens: made once (the secret is shown only then), listed by prefix, revoked."""
+
+
+@tokens.command("create")
+@click.option("--user", "user", required=True, help="User or service name or id.")
+@click.option("--name", default="cli", show_default=True, help="What the token is for.")
+@pass_context
+def create_token(context: CliContext, user: str, name: str) -> None:
+    """Make a token for a user or service and print its secret, once."""
+    with _as_operator(context) as (session, actor):
+        principal = identity.find_user(session, actor, user)
+        issued = identity.create_token(session, actor, principal.id, name)
+        click.echo(f"Token {issued.token.id} for {principal.name} (shown once, keep it safe):")
+        click.echo(issued.secret)
+
+
+@tokens.command("list")
+@click.option("--user", "user", required=True, help="User or service name or id.")
+@pass_context
+def list_tokens(context: CliContext, user: str) -> None:
+    """A user's tokens with their prefix, last use and revocation."""
+    with _as_operator(context, write=False) as (session, actor):
+        principal = identity.find_user(session, actor, user)
+        rows = [
+            (str(t.id), t.prefix, t.name, _when(t.created_at), _when(t.last_used_at), _when(t.revoked_at))
+            for t in identity.list_tokens(session, actor, principal.id)
+        ]
+    _table(rows, ("ID", "PREFIX", "NAME", "CREATED", "LAST USED", "REVOKED"))
+
+
+@tokens.command("revoke")
+@click.argument("token_id")
+@pass_context
+def revoke_token(context: CliContext, token_id: str) -> None:
+    """Revoke a token by id: it stops working at once."""
+    try:
+        ident = uuid.UUID(token_id)
+    except ValueError:
+        raise click.BadParameter(f'"{token_id}" is not a token id.') from None
+    with _as_operator(context) as (session, actor):
+        token = identity.revoke_token(session, actor, ident)
+        click.echo(f"Revoked token {token.id} ({token.prefix}…).")
+
+
+# ----------------------------------------------------------------------------------------------- projects
+
+
+@click.group()
+def projects() -> None:
+    """Projects: the unit of access and settings."""
+
+
+@projects.command("create")
+@click.argument("name")
+@pass_context
+def create_project(context: CliContext, name: str) -> None:
+    """Create a project named NAME."""
+    with _as_operator(context) as (session, actor):
+        project = identity.create_project(session, actor, name)
+        click.echo(f"Created project {project.name} ({project.id}).")
+
+
+@projects.command("list")
+@pass_context
+def list_projects(context: CliContext) -> None:
+    """Every project of the workspace."""
+    with _as_operator(context, write=False) as (session, actor):
+        rows = [
+            (str(p.id), p.name, _when(p.created_at)) for p, _ in identity.visible_projects(session, actor)
+        ]
+    _table(rows, ("ID", "NAME", "CREATED"))
+
+
+# ------------------------------------------------------------------------------------------------ members
+
+
+@click.group()
+def members() -> None:
+    """Who has which role in a project: read < write < publish < admin."""
+
+
+@members.command("add")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option("--user", "user", required=True, help="User or service name or id.")
+@click.option("--role", type=click.Choice(PROJECT_ROLES), required=True)
+@pass_context
+def add_member(context: CliContext, project: str, user: str, role: str) -> None:
+    """Give a user a role in a project (or change the role it has)."""
+    with _as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        principal = identity.find_user(session, actor, user)
+        identity.set_member(session, actor, target.id, principal.id, role)  # type: ignore[arg-type]
+        click.echo(f"{principal.name} is {role} in {target.name}.")
+
+
+@members.command("remove")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option("--user", "user", required=True, help="User or service name or id.")
+@pass_context
+def remove_member(context: CliContext, project: str, user: str) -> None:
+    """Take a user out of a project."""
+    with _as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        principal = identity.find_user(session, actor, user)
+        identity.remove_member(session, actor, target.id, principal.id)
+        click.echo(f"{principal.name} is no longer a member of {target.name}.")
+
+
+# ------------------------------------------------------------------------------------------------- agents
+
+
+@click.group()
+def agents() -> None:
+    """Agents seen in a project and the version each pins."""
+
+
+@agents.command("list")
+@click.option("--project", required=True, help="Project name or id.")
+@pass_context
+def list_agents(context: CliContext, project: str) -> None:
+    """The agents that have sent runs to a project."""
+    with _as_operator(context, write=False) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        rows = [
+            (str(a.id), a.name, a.pinned_version or "-")
+            for a in traces.list_agents(session, actor, target.id)
+        ]
+    _table(rows, ("ID", "NAME", "PINNED VERSION"))
+
+
+@agents.command("pin")
+@click.argument("agent")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option("--version", help="The version to pin; leave out to unpin.")
+@pass_context
+def pin_agent(context: CliContext, agent: str, project: str, version: str | None) -> None:
+    """Pin the version of AGENT (a name) that runs use when they don't name one."""
+    with _as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        found = _only(
+            [
+                a
+                for a in traces.list_agents(session, actor, target.id)
+                if a.name == agent or str(a.id) == agent
+            ],
+            lambda: click.ClickException(f'No agent "{agent}" in project {target.name}.'),
+        )
+        traces.pin_agent_version(session, actor, found.id, version)
+        click.echo(f"{found.name} pins {version}." if version else f"{found.name} pins no version.")
+
+
+def _only(items: list[T], missing: Callable[[], click.ClickException]) -> T:
+    if not items:
+        raise missing()
+    return items[0]
+
+
+COMMANDS = [users, tokens, projects, members, agents]

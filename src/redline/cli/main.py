@@ -1,0 +1,97 @@
+"""`redline`: serve the API (the default), seed a demo, and manage the store from a shell."""
+
+from __future__ import annotations
+
+import click
+import uvicorn
+
+from redline import __version__
+from redline.app import create_app
+from redline.cli import db as db_commands
+from redline.cli import identity as identity_commands
+from redline.cli import transfer
+from redline.cli.context import CliContext, fail, pass_context
+from redline.errors import RedlineError
+from redline.identity import service as identity
+from redline.traces import service as traces
+from redline.traces.demo import demo_runs
+
+
+@click.group(invoke_without_command=True)
+@click.option(
+    "--database-url",
+    help="SQLAlchemy URL of the store [env REDLINE_DATABASE_URL; default sqlite:///redline.db].",
+)
+@click.version_option(__version__, prog_name="redline")
+@click.pass_context
+def cli(ctx: click.Context, database_url: str | None) -> None:
+    """Redline: self-hosted human feedback for AI agents.
+
+    With no command, runs `redline serve`. Every option also comes from a REDLINE_* environment
+    variable (see docs/configuration.md); a flag wins over the variable.
+    """
+    ctx.obj = CliContext(overrides={"database_url": database_url} if database_url else {})
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(serve)
+
+
+def _seed_demo(context: CliContext, project: str | None, count: int) -> None:
+    db = context.ready_database()
+    try:
+        with db.write() as session:
+            actor = identity.operator(session)
+            target = (
+                identity.find_project(session, actor, project)
+                if project
+                else identity.visible_projects(session, actor)[0][0]
+            )
+            stored = traces.ingest_runs(
+                session, actor, demo_runs(target.id, count=count), source_format="demo"
+            )
+    except RedlineError as error:
+        raise fail(error) from error
+    replaced = sum(run.replaced for run in stored)
+    click.echo(f'Demo: {len(stored)} support-agent runs in project "{target.name}" ({replaced} replaced).')
+
+
+@cli.command()
+@click.option("--host", help="Address to listen on [env REDLINE_HOST; default 127.0.0.1].")
+@click.option("--port", type=int, help="Port to listen on [env REDLINE_PORT; default 8000].")
+@click.option(
+    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), help="[env REDLINE_LOG_LEVEL]"
+)
+@click.option("--demo", is_flag=True, help="Seed the default project with the demo runs before serving.")
+@pass_context
+def serve(context: CliContext, host: str | None, port: int | None, log_level: str | None, demo: bool) -> None:
+    """Migrate the store, make the first workspace and admin if there are none, and serve the API."""
+    settings = context.settings(host=host, port=port, log_level=log_level)
+    click.echo(f"Store: {settings.database_url}")
+    context.ready_database()
+    if demo:
+        _seed_demo(context, None, 200)
+    app = create_app(settings, context.database())
+    click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs)")
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+
+
+@cli.command()
+@click.option("--project", help="Project name or id [default: the first project].")
+@click.option("--count", default=200, show_default=True, help="How many runs to make.")
+@pass_context
+def demo(context: CliContext, project: str | None, count: int) -> None:
+    """Seed a project with deterministic support-agent runs (refunds, order look-ups; good and bad).
+
+    Running it again replaces the same runs rather than adding more.
+    """
+    _seed_demo(context, project, count)
+
+
+cli.add_command(db_commands.db)
+for command in identity_commands.COMMANDS:
+    cli.add_command(command)
+cli.add_command(transfer.import_runs)
+cli.add_command(transfer.export)
+
+
+def main() -> None:
+    cli(prog_name="redline")

@@ -1,0 +1,93 @@
+"""`redline import` and `redline export`: runs in and out of a project as files."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+import orjson
+
+from redline.cli.context import CliContext, fail, pass_context
+from redline.errors import RedlineError
+from redline.identity import service as identity
+from redline.traces import service as traces
+from redline.traces.importers.native import run_to_input_dict
+from redline.traces.importers.registry import format_names, parse_text
+
+# Runs stored per transaction: large enough to amortise a commit, small enough to keep memory flat.
+IMPORT_CHUNK = 500
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--project", required=True, help="Project name or id.")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["auto", *format_names()]),
+    default="auto",
+    show_default=True,
+    help="The file's format; auto tries each in turn.",
+)
+@pass_context
+def import_runs(context: CliContext, file: Path, project: str, format_: str) -> None:
+    """Import the runs in FILE into a project, keeping the good records and listing the skipped ones.
+
+    A record whose external id is already in the project replaces that run.
+    """
+    db = context.ready_database()
+    started = time.perf_counter()
+    try:
+        with db.read() as session:
+            target = identity.find_project(session, identity.operator(session), project)
+        resolved, parsed = parse_text(file.read_text(encoding="utf-8"), target.id, format_)
+        imported = steps = 0
+        with click.progressbar(length=len(parsed.runs), label=f"Importing {resolved}", show_pos=True) as bar:
+            for start in range(0, len(parsed.runs), IMPORT_CHUNK):
+                chunk = parsed.runs[start : start + IMPORT_CHUNK]
+                with db.write() as session:
+                    stored = traces.ingest_runs(
+                        session, identity.operator(session), chunk, source_format=resolved
+                    )
+                imported += len(stored)
+                steps += sum(run.step_count for run in stored)
+                bar.update(len(chunk))
+    except RedlineError as error:
+        raise fail(error) from error
+    seconds = time.perf_counter() - started
+    click.echo(f"Imported {imported} runs ({steps} steps) into {target.name} in {seconds:.1f} s.")
+    if parsed.skipped:
+        click.echo(f"Skipped {len(parsed.skipped)}:")
+        for skipped in parsed.skipped:
+            click.echo(f"  record {skipped.record}: {skipped.reason}")
+
+
+@click.group()
+def export() -> None:
+    """Write what Redline holds to files."""
+
+
+@export.command("runs")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write [default: standard output].",
+)
+@pass_context
+def export_runs(context: CliContext, project: str, output: Path | None) -> None:
+    """Every run of a project as native JSONL, oldest first; `redline import` reads it back."""
+    db = context.ready_database()
+    count = 0
+    try:
+        with db.read() as session, click.open_file(str(output) if output else "-", "wb") as sink:
+            actor = identity.operator(session)
+            target = identity.find_project(session, actor, project)
+            for view in traces.iter_project_runs(session, actor, target.id):
+                sink.write(orjson.dumps(run_to_input_dict(view)) + b"\n")
+                count += 1
+    except RedlineError as error:
+        raise fail(error) from error
+    if output:
+        click.echo(f"Wrote {count} runs to {output}.")

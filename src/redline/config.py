@@ -1,0 +1,56 @@
+"""One typed settings object, read once at start and passed in; never read from the environment later.
+
+Every setting has a default and a help text, comes from a flag or a `REDLINE_*` environment variable,
+and is listed in docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LogLevel = Literal["debug", "info", "warning", "error"]
+
+DEFAULT_DATABASE_URL = "sqlite:///redline.db"
+MIB = 1024 * 1024
+
+
+class Settings(BaseSettings):
+    """Redline's settings; environment variables are the field names upper-cased with a `REDLINE_` prefix."""
+
+    model_config = SettingsConfigDict(env_prefix="REDLINE_", extra="ignore", frozen=True)
+
+    database_url: str = Field(
+        DEFAULT_DATABASE_URL,
+        description="SQLAlchemy URL of the store: sqlite:///path.db (default redline.db in the working "
+        "directory) or postgresql+psycopg://user@host/db.",
+    )
+    host: str = Field("127.0.0.1", description="Address the server listens on.")
+    port: int = Field(8000, ge=0, le=65535, description="Port the server listens on.")
+    secret_key: str | None = Field(
+        None,
+        description="Key that signs console session cookies. Unset: one is generated on the first start "
+        "and kept in the database, so every process sharing the database uses the same one.",
+    )
+    log_level: LogLevel = Field("info", description="Least severe log level written.")
+    max_body_bytes: int = Field(
+        20 * MIB, gt=0, description="Largest request body accepted, in bytes; larger ones answer 413."
+    )
+    init_admin_token: str | None = Field(
+        None,
+        description="Headless first start: the admin is created with exactly this token and nothing secret "
+        "is printed. Ignored once the workspace exists.",
+        min_length=16,
+    )
+    init_project: str = Field("default", description="Name of the project made on the first start.")
+    init_workspace: str = Field("default", description="Name of the workspace made on the first start.")
+    init_admin_name: str = Field("admin", description="Name of the admin user made on the first start.")
+    sqlite_busy_timeout_ms: int = Field(
+        5000, ge=0, description="How long a SQLite writer waits for the write lock before failing."
+    )
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")

@@ -1,0 +1,154 @@
+"""The store: engine set-up, transactions, and every portability concern between SQLite and PostgreSQL.
+
+Services get a `Session` and may `flush()`, never `commit()`: the transaction is the visible
+`with db.write() as s:` block at the edge (handler, CLI command, job).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import JSON, DateTime, Dialect, Engine, MetaData, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.sql.dml import Insert
+from sqlalchemy.types import TypeDecorator
+
+# Readers never block writers and vice versa; the only mode that lets the API read during a long import.
+SQLITE_JOURNAL_MODE = "WAL"
+# In WAL, NORMAL loses at most the last transactions on power loss, never corrupts; FULL halves write speed.
+SQLITE_SYNCHRONOUS = "NORMAL"
+# SQLite leaves foreign keys off unless asked, per connection.
+SQLITE_FOREIGN_KEYS = "ON"
+# A write transaction takes the write lock at BEGIN, so two writers queue on busy_timeout instead of
+# one failing with "database is locked" when it upgrades a read lock mid-transaction.
+SQLITE_WRITE_BEGIN = "BEGIN IMMEDIATE"
+SQLITE_READ_BEGIN = "BEGIN"
+
+_WRITE_OPTION = "redline_write"
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every table; one naming convention so migrations name constraints the same."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on both backends (SQLite keeps no zone, so it is added back on read)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are not stored: give a timezone")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+# JSON documents: JSONB on PostgreSQL (indexable, compact), JSON text on SQLite.
+JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+
+
+def new_id() -> uuid.UUID:
+    """Ids are made by the app, so a batch knows its ids before it writes."""
+    return uuid.uuid4()
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _json_dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def make_engine(url: str, *, sqlite_busy_timeout_ms: int = 5000) -> Engine:
+    """An engine with Redline's connection rules: SQLite pragmas and BEGIN IMMEDIATE for writes."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(
+            url, json_serializer=_json_dumps, json_deserializer=orjson.loads, pool_pre_ping=True
+        )
+    engine = create_engine(url, json_serializer=_json_dumps, json_deserializer=orjson.loads)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Hand transaction control to the "begin" hook below instead of the driver's own implicit BEGIN.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA journal_mode={SQLITE_JOURNAL_MODE}")
+        cursor.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
+        cursor.execute(f"PRAGMA foreign_keys={SQLITE_FOREIGN_KEYS}")
+        cursor.execute(f"PRAGMA busy_timeout={int(sqlite_busy_timeout_ms)}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        write = connection.get_execution_options().get(_WRITE_OPTION, False)
+        connection.exec_driver_sql(SQLITE_WRITE_BEGIN if write else SQLITE_READ_BEGIN)
+
+    return engine
+
+
+def insert_ignoring_conflicts(table: Any, dialect_name: str) -> Insert:
+    """INSERT that skips rows clashing with a unique key: how get-or-create stays race-free on both backends."""
+    if dialect_name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing()
+    return sqlite.insert(table).on_conflict_do_nothing()
+
+
+class Database:
+    """Opens transactions. `read()` for queries, `write()` for anything that changes rows."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._reads = sessionmaker(engine, expire_on_commit=False, autoflush=False)
+        self._writes = sessionmaker(
+            engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False, autoflush=False
+        )
+
+    @property
+    def dialect_name(self) -> str:
+        return self.engine.dialect.name
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session whose transaction is rolled back at the end: reads can never write by accident."""
+        with self._reads() as session:
+            try:
+                yield session
+            finally:
+                session.rollback()
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A session committed when the block ends cleanly and rolled back when it raises."""
+        with self._writes.begin() as session:
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,1 @@
+"""Who is calling: workspaces, projects, principals, tokens and memberships."""

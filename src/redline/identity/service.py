@@ -1,0 +1,406 @@
+"""Rules of identity and access: who a token is, what a principal may do in a project.
+
+Anything outside the caller's workspace is reported as not found (never forbidden), so ids never
+leak across tenants. A project inside the workspace that the caller has no membership in is
+likewise not found; a member whose role is too low is forbidden.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal, get_args
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from redline.db import utcnow
+from redline.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
+from redline.identity.models import InstanceSetting, Membership, Principal, Project, Token, Workspace
+
+ProjectRole = Literal["read", "write", "publish", "admin"]
+ReviewerRole = Literal["standard", "senior", "admin"]
+PrincipalKind = Literal["user", "service"]
+PROJECT_ROLES: tuple[ProjectRole, ...] = get_args(ProjectRole)
+REVIEWER_ROLES: tuple[ReviewerRole, ...] = get_args(ReviewerRole)
+PRINCIPAL_KINDS: tuple[PrincipalKind, ...] = get_args(PrincipalKind)
+
+TOKEN_SCHEME = "rl_"
+TOKEN_PREFIX_LENGTH = 11
+# Recording every use would turn each read into a write; a minute is precise enough to spot stale tokens.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+SECRET_KEY_SETTING = "secret_key"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Whoever a service acts for: a principal behind a token, or the local operator at the CLI."""
+
+    workspace_id: uuid.UUID
+    principal_id: uuid.UUID | None
+    name: str
+    kind: Literal["user", "service", "operator"]
+    reviewer_role: ReviewerRole | None = None
+    workspace_admin: bool = False
+    token_id: uuid.UUID | None = None
+
+    @classmethod
+    def of(cls, principal: Principal, token_id: uuid.UUID | None = None) -> Actor:
+        return cls(
+            workspace_id=principal.workspace_id,
+            principal_id=principal.id,
+            name=principal.name,
+            kind=principal.kind,  # type: ignore[arg-type]
+            reviewer_role=principal.reviewer_role,  # type: ignore[arg-type]
+            workspace_admin=principal.workspace_admin,
+            token_id=token_id,
+        )
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    """A token just made: the only moment its secret exists outside the caller's hands."""
+
+    token: Token
+    secret: str
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    workspace: Workspace
+    project: Project
+    admin: Principal
+    created: bool
+    admin_secret: str | None
+
+
+def hash_secret(secret: str) -> str:
+    # Tokens carry 256 random bits, so a fast hash is enough: there is nothing to brute-force.
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _issue_token(session: Session, principal: Principal, name: str, secret: str | None = None) -> IssuedToken:
+    secret = secret or TOKEN_SCHEME + secrets.token_urlsafe(32)
+    token = Token(
+        id=uuid.uuid4(),
+        principal_id=principal.id,
+        name=name,
+        prefix=secret[:TOKEN_PREFIX_LENGTH],
+        secret_hash=hash_secret(secret),
+        created_at=utcnow(),
+    )
+    session.add(token)
+    session.flush()
+    return IssuedToken(token=token, secret=secret)
+
+
+# ---------------------------------------------------------------------------------------------- bootstrap
+
+
+def bootstrap(
+    session: Session,
+    *,
+    workspace_name: str,
+    project_name: str,
+    admin_name: str,
+    admin_token: str | None,
+) -> Bootstrap:
+    """First start makes a workspace, a project and an admin with a token; later starts find them."""
+    workspace = session.scalars(select(Workspace).order_by(Workspace.created_at).limit(1)).first()
+    if workspace is not None:
+        project = session.scalars(
+            select(Project).where(Project.workspace_id == workspace.id).order_by(Project.created_at).limit(1)
+        ).one()
+        admin = session.scalars(
+            select(Principal)
+            .where(Principal.workspace_id == workspace.id, Principal.workspace_admin.is_(True))
+            .order_by(Principal.created_at)
+            .limit(1)
+        ).one()
+        return Bootstrap(workspace, project, admin, created=False, admin_secret=None)
+    workspace = create_workspace(session, workspace_name)
+    project = Project(id=uuid.uuid4(), workspace_id=workspace.id, name=project_name, created_at=utcnow())
+    admin = Principal(
+        id=uuid.uuid4(),
+        workspace_id=workspace.id,
+        name=admin_name,
+        kind="user",
+        reviewer_role="admin",
+        workspace_admin=True,
+        created_at=utcnow(),
+    )
+    session.add_all([project, admin])
+    session.flush()
+    issued = _issue_token(session, admin, "first start", admin_token)
+    return Bootstrap(
+        workspace, project, admin, created=True, admin_secret=None if admin_token else issued.secret
+    )
+
+
+def create_workspace(session: Session, name: str) -> Workspace:
+    workspace = Workspace(id=uuid.uuid4(), name=name, created_at=utcnow())
+    session.add(workspace)
+    session.flush()
+    return workspace
+
+
+def instance_secret(session: Session, generate: bool = True) -> str | None:
+    """The installation's cookie-signing key, made on first need and shared by every process."""
+    setting = session.get(InstanceSetting, SECRET_KEY_SETTING)
+    if setting is None and generate:
+        setting = InstanceSetting(key=SECRET_KEY_SETTING, value=secrets.token_urlsafe(48))
+        session.add(setting)
+        session.flush()
+    return setting.value if setting else None
+
+
+def default_workspace(session: Session) -> Workspace:
+    """The installation's first workspace: the one the CLI works in."""
+    workspace = session.scalars(select(Workspace).order_by(Workspace.created_at).limit(1)).first()
+    if workspace is None:
+        raise NotFound(
+            "workspace", "default", "No workspace yet: run `redline db upgrade` or `redline serve`."
+        )
+    return workspace
+
+
+def operator(session: Session) -> Actor:
+    """The local operator at the CLI: a workspace admin of the default workspace, with no principal."""
+    workspace = default_workspace(session)
+    return Actor(
+        workspace_id=workspace.id, principal_id=None, name="operator", kind="operator", workspace_admin=True
+    )
+
+
+# ------------------------------------------------------------------------------------------------ tokens
+
+
+def authenticate(session: Session, secret: str | None) -> tuple[Actor, bool]:
+    """The actor a bearer secret stands for, and whether its last-used time is due for an update."""
+    if not secret:
+        raise Unauthenticated("Missing bearer token: send Authorization: Bearer <token>.")
+    row = session.execute(
+        select(Token, Principal)
+        .join(Principal, Principal.id == Token.principal_id)
+        .where(Token.secret_hash == hash_secret(secret))
+    ).first()
+    if row is None or row.Token.revoked_at is not None:
+        raise Unauthenticated("The bearer token is not valid or has been revoked.", code="auth-invalid")
+    token, principal = row.Token, row.Principal
+    due = token.last_used_at is None or utcnow() - token.last_used_at >= LAST_USED_RESOLUTION
+    return Actor.of(principal, token.id), due
+
+
+def touch_token(session: Session, token_id: uuid.UUID, at: datetime | None = None) -> None:
+    token = session.get(Token, token_id)
+    if token is not None:
+        token.last_used_at = at or utcnow()
+
+
+def _principal_in_workspace(session: Session, actor: Actor, principal_id: uuid.UUID) -> Principal:
+    principal = session.get(Principal, principal_id)
+    if principal is None or principal.workspace_id != actor.workspace_id:
+        raise NotFound("user", principal_id)
+    return principal
+
+
+def _require_workspace_admin(actor: Actor, doing: str) -> None:
+    if not actor.workspace_admin:
+        raise Forbidden(f"Only a workspace admin can {doing}.")
+
+
+def create_token(session: Session, actor: Actor, principal_id: uuid.UUID, name: str) -> IssuedToken:
+    principal = _principal_in_workspace(session, actor, principal_id)
+    if actor.principal_id != principal.id:
+        _require_workspace_admin(actor, "make tokens for someone else")
+    return _issue_token(session, principal, name)
+
+
+def list_tokens(session: Session, actor: Actor, principal_id: uuid.UUID) -> list[Token]:
+    principal = _principal_in_workspace(session, actor, principal_id)
+    if actor.principal_id != principal.id:
+        _require_workspace_admin(actor, "see someone else's tokens")
+    return list(
+        session.scalars(select(Token).where(Token.principal_id == principal.id).order_by(Token.created_at))
+    )
+
+
+def revoke_token(session: Session, actor: Actor, token_id: uuid.UUID) -> Token:
+    """Revoking is for the token's holder and workspace admins; a revoked token stays listed, unusable."""
+    token = session.get(Token, token_id)
+    principal = session.get(Principal, token.principal_id) if token else None
+    if token is None or principal is None or principal.workspace_id != actor.workspace_id:
+        raise NotFound("token", token_id)
+    if actor.principal_id != principal.id:
+        _require_workspace_admin(actor, "revoke someone else's token")
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+    session.flush()
+    return token
+
+
+# ------------------------------------------------------------------------------------------------- users
+
+
+def create_user(
+    session: Session,
+    actor: Actor,
+    *,
+    name: str,
+    kind: PrincipalKind,
+    reviewer_role: ReviewerRole | None = None,
+    workspace_admin: bool = False,
+) -> Principal:
+    _require_workspace_admin(actor, "add users")
+    if kind == "service" and reviewer_role is not None:
+        raise Invalid("A service has no reviewer role: only users review.", details={"field": "reviewerRole"})
+    taken = session.scalar(
+        select(Principal.id).where(Principal.workspace_id == actor.workspace_id, Principal.name == name)
+    )
+    if taken is not None:
+        raise Conflict(f'The name "{name}" is taken in this workspace.', code="user-name-taken")
+    principal = Principal(
+        id=uuid.uuid4(),
+        workspace_id=actor.workspace_id,
+        name=name,
+        kind=kind,
+        reviewer_role=(reviewer_role or "standard") if kind == "user" else None,
+        workspace_admin=workspace_admin,
+        created_at=utcnow(),
+    )
+    session.add(principal)
+    session.flush()
+    return principal
+
+
+def list_users(session: Session, actor: Actor) -> list[Principal]:
+    return list(
+        session.scalars(
+            select(Principal)
+            .where(Principal.workspace_id == actor.workspace_id)
+            .order_by(Principal.created_at, Principal.id)
+        )
+    )
+
+
+def find_user(session: Session, actor: Actor, name_or_id: str) -> Principal:
+    """A principal by id or by name, for the CLI where people type names."""
+    try:
+        return _principal_in_workspace(session, actor, uuid.UUID(name_or_id))
+    except ValueError:
+        principal = session.scalar(
+            select(Principal).where(
+                Principal.workspace_id == actor.workspace_id, Principal.name == name_or_id
+            )
+        )
+        if principal is None:
+            raise NotFound("user", name_or_id) from None
+        return principal
+
+
+# ---------------------------------------------------------------------------------------------- projects
+
+
+def create_project(session: Session, actor: Actor, name: str) -> Project:
+    _require_workspace_admin(actor, "create projects")
+    taken = session.scalar(
+        select(Project.id).where(Project.workspace_id == actor.workspace_id, Project.name == name)
+    )
+    if taken is not None:
+        raise Conflict(f'The project name "{name}" is taken in this workspace.', code="project-name-taken")
+    project = Project(id=uuid.uuid4(), workspace_id=actor.workspace_id, name=name, created_at=utcnow())
+    session.add(project)
+    session.flush()
+    return project
+
+
+def visible_projects(session: Session, actor: Actor) -> list[tuple[Project, ProjectRole]]:
+    """The projects the actor can see, each with the actor's role in it, oldest first."""
+    projects = session.scalars(
+        select(Project)
+        .where(Project.workspace_id == actor.workspace_id)
+        .order_by(Project.created_at, Project.id)
+    ).all()
+    if actor.workspace_admin:
+        return [(project, "admin") for project in projects]
+    roles = dict(
+        session.execute(
+            select(Membership.project_id, Membership.role).where(
+                Membership.principal_id == actor.principal_id
+            )
+        ).all()
+    )
+    return [(project, roles[project.id]) for project in projects if project.id in roles]  # type: ignore[misc]
+
+
+def find_project(session: Session, actor: Actor, name_or_id: str) -> Project:
+    """A project by id or by name, for the CLI where people type names."""
+    try:
+        project_id = uuid.UUID(name_or_id)
+    except ValueError:
+        project = session.scalar(
+            select(Project).where(Project.workspace_id == actor.workspace_id, Project.name == name_or_id)
+        )
+        if project is None:
+            raise NotFound("project", name_or_id) from None
+        project_id = project.id
+    return require_project_role(session, actor, project_id, "read")
+
+
+def project_role(session: Session, actor: Actor, project: Project) -> ProjectRole | None:
+    if actor.workspace_admin:
+        return "admin"
+    role = session.scalar(
+        select(Membership.role).where(
+            Membership.project_id == project.id, Membership.principal_id == actor.principal_id
+        )
+    )
+    return role  # type: ignore[return-value]
+
+
+def require_project_role(
+    session: Session, actor: Actor, project_id: uuid.UUID, needed: ProjectRole
+) -> Project:
+    """The project, if the actor holds at least `needed` in it; not found if it can't see it at all."""
+    project = session.get(Project, project_id)
+    if project is None or project.workspace_id != actor.workspace_id:
+        raise NotFound("project", project_id)
+    role = project_role(session, actor, project)
+    if role is None:
+        raise NotFound("project", project_id)
+    if PROJECT_ROLES.index(role) < PROJECT_ROLES.index(needed):
+        raise Forbidden(
+            f'This needs the {needed} role in project "{project.name}"; you have {role}.',
+            details={"projectId": str(project.id), "needed": needed, "role": role},
+        )
+    return project
+
+
+def set_member(
+    session: Session, actor: Actor, project_id: uuid.UUID, principal_id: uuid.UUID, role: ProjectRole
+) -> Membership:
+    """Project admins and workspace admins give roles; setting a role again changes it."""
+    require_project_role(session, actor, project_id, "admin")
+    _principal_in_workspace(session, actor, principal_id)
+    membership = session.get(Membership, (project_id, principal_id))
+    if membership is None:
+        membership = Membership(
+            project_id=project_id, principal_id=principal_id, role=role, created_at=utcnow()
+        )
+        session.add(membership)
+    else:
+        membership.role = role
+    session.flush()
+    return membership
+
+
+def remove_member(session: Session, actor: Actor, project_id: uuid.UUID, principal_id: uuid.UUID) -> None:
+    require_project_role(session, actor, project_id, "admin")
+    membership = session.get(Membership, (project_id, principal_id))
+    if membership is None:
+        raise NotFound("member", principal_id, f'User "{principal_id}" is not a member of this project.')
+    session.delete(membership)
+    session.flush()

@@ -1,0 +1,1 @@
+"""Alembic migrations: the only way Redline's schema is made, in tests too."""

@@ -1,0 +1,1 @@
+"""HTTP surfaces: thin translations between a reference document's wire format and the services."""

@@ -1,0 +1,1 @@
+"""The corrections surface (/v1): camelCase, `{"error": {...}}` bodies, cursor pages, 201 on create."""

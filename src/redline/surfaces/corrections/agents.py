@@ -1,0 +1,43 @@
+"""Agents on the corrections surface: which agents a project has, and which version each pins."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+
+from redline.db import Database
+from redline.identity.service import Actor
+from redline.surfaces.auth import current_actor, database
+from redline.surfaces.corrections.wire import path_id, project_id
+from redline.surfaces.responses import JSONBody
+from redline.traces import service as traces
+from redline.traces.models import Agent
+from redline.traces.schemas import PinIn
+
+router = APIRouter(prefix="/v1", tags=["agents"])
+
+ActorDep = Annotated[Actor, Depends(current_actor)]
+DatabaseDep = Annotated[Database, Depends(database)]
+
+
+def agent_dict(agent: Agent) -> dict[str, Any]:
+    body = {"id": str(agent.id), "projectId": str(agent.project_id), "name": agent.name}
+    if agent.pinned_version is not None:
+        body["pinnedVersion"] = agent.pinned_version
+    return body
+
+
+@router.get("/projects/{projectId}/agents", summary="The agents that have sent runs to a project")
+def list_agents(projectId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
+    with db.read() as session:
+        agents = traces.list_agents(session, actor, project_id(projectId))
+    return JSONBody({"data": [agent_dict(agent) for agent in agents], "hasMore": False})
+
+
+@router.patch("/agents/{agentId}", summary="Pin (or with null, unpin) the version an agent's runs use")
+def pin_agent(agentId: str, body: PinIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
+    with db.write() as session:
+        agent = traces.pin_agent_version(session, actor, path_id(agentId, "agent"), body.pinned_version)
+        answer = agent_dict(agent)
+    return JSONBody(answer)

@@ -1,0 +1,60 @@
+"""Small translations shared by the corrections surface's routers: ids in paths, pages, dates."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from redline.errors import Invalid, NotFound
+from redline.paging import Page
+
+
+def path_id(value: str, kind: str) -> uuid.UUID:
+    """An id from the path; one that isn't a UUID names nothing, so it is not found."""
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise NotFound(kind, value) from None
+
+
+def project_id(value: str) -> uuid.UUID:
+    """Project ids must be UUIDs, with the sentence kindgi's server gives."""
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise Invalid(f'"{value}" isn\'t a project id', details={"field": "projectId"}) from None
+
+
+def query_id(value: str | None, field: str) -> uuid.UUID | None:
+    if value is None:
+        return None
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise Invalid(f'{field}: "{value}" is not an id.', details={"field": field}) from None
+
+
+def query_list(values: list[str] | None) -> tuple[str, ...]:
+    """A list parameter, repeated (`?status=a&status=b`) or comma-separated (`?status=a,b`)."""
+    return tuple(part for value in values or () for part in value.split(",") if part)
+
+
+def query_time(value: str | None, field: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise Invalid(f'{field}: "{value}" is not an ISO 8601 time.', details={"field": field}) from None
+    if parsed.tzinfo is None:
+        raise Invalid(f'{field}: "{value}" needs a timezone, such as Z or +00:00.', details={"field": field})
+    return parsed
+
+
+def page_body(page: Page[Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    """`{data, hasMore, nextCursor?}`: nextCursor is left out on the last page, as the client expects."""
+    body: dict[str, Any] = {"data": items, "hasMore": page.has_more}
+    if page.next_cursor is not None:
+        body["nextCursor"] = page.next_cursor
+    return body

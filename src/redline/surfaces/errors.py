@@ -1,0 +1,123 @@
+"""One error renderer per surface: the same domain error, in the shape its reference document uses.
+
+The surface is chosen by path, so errors raised before routing (a body over the limit, an unknown
+path) come out in the shape the client of that path expects.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+
+from redline.errors import Invalid, NotFound, RedlineError
+from redline.surfaces.responses import JSONBody
+
+log = logging.getLogger("redline.http")
+
+INTERNAL_MESSAGE = "Something went wrong on our side; the request id identifies it in the server's log."
+
+
+class ErrorRenderer(Protocol):
+    def __call__(self, error: RedlineError, request_id: str) -> Response: ...
+
+
+def render_corrections(error: RedlineError, request_id: str) -> Response:
+    """`{"error": {code, message, details?, requestId}}`, the kindgi client's envelope."""
+    body: dict[str, Any] = {"code": error.code, "message": error.message, "requestId": request_id}
+    if error.details:
+        body["details"] = error.details
+    if error.code == "bad-input":
+        body["issues"] = [{"path": error.details.get("field", ""), "message": error.message}]
+    return JSONBody({"error": body}, status_code=error.status, headers={"X-Request-Id": request_id})
+
+
+def render_rm(error: RedlineError, request_id: str) -> Response:
+    """`{"detail": sentence}`; a broken rule is a 422, as the stashai client and its document expect."""
+    status = 422 if isinstance(error, Invalid) else error.status
+    return JSONBody({"detail": error.message}, status_code=status, headers={"X-Request-Id": request_id})
+
+
+def render_reviews(error: RedlineError, request_id: str) -> Response:
+    """`{"message", "code"}` where code is the HTTP status, the orq-ai-sdk's ErrorResponse."""
+    return JSONBody(
+        {"message": error.message, "code": error.status},
+        status_code=error.status,
+        headers={"X-Request-Id": request_id},
+    )
+
+
+def renderer_for(path: str) -> ErrorRenderer:
+    if path.startswith("/api/v1/rm"):
+        return render_rm
+    if path.startswith(("/v2/", "/v3/")):
+        return render_reviews
+    return render_corrections
+
+
+def request_id_of(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "") or "")
+
+
+def field_path(location: Sequence[int | str]) -> str:
+    """`("body", "runs", 3, "steps", 0, "role")` → `runs[3].steps[0].role`."""
+    parts = list(location)
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def validation_error(exc: RequestValidationError) -> Invalid:
+    """The first problem of a request that didn't parse, naming the field it is in."""
+    first = exc.errors()[0]
+    location = list(first.get("loc", ()))
+    if first.get("type") == "json_invalid":
+        detail = first.get("ctx", {}).get("error", "")
+        return Invalid(f"The body is not valid JSON: {detail}.", details={"field": "body"})
+    path = field_path(location)
+    details: dict[str, Any] = {"field": path or location[0] if location else "body"}
+    if len(location) > 2 and location[0] == "body" and location[1] == "runs" and isinstance(location[2], int):
+        details["index"] = location[2]
+    message = first.get("msg", "invalid")
+    return Invalid(f"{path}: {message}" if path else message, details=details)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def on_domain_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RedlineError)
+        return renderer_for(request.url.path)(exc, request_id_of(request))
+
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return renderer_for(request.url.path)(validation_error(exc), request_id_of(request))
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        error: RedlineError
+        if exc.status_code == 404:
+            error = NotFound(
+                "route", request.url.path, f"No such endpoint: {request.method} {request.url.path}."
+            )
+        else:
+            error = RedlineError(str(exc.detail), code=f"http-{exc.status_code}", status=exc.status_code)
+        return renderer_for(request.url.path)(error, request_id_of(request))
+
+    async def on_unexpected(request: Request, exc: Exception) -> Response:
+        request_id = request_id_of(request)
+        log.exception(
+            "unexpected error handling %s %s (request %s)", request.method, request.url.path, request_id
+        )
+        return renderer_for(request.url.path)(RedlineError(INTERNAL_MESSAGE), request_id)
+
+    app.add_exception_handler(RedlineError, on_domain_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(HTTPException, on_http_error)
+    app.add_exception_handler(Exception, on_unexpected)

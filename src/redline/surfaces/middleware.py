@@ -1,0 +1,102 @@
+"""ASGI middleware that every surface shares: a request id on each request, and the body size limit."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from redline.errors import TooLarge
+from redline.surfaces.errors import renderer_for
+
+
+class RequestIdMiddleware:
+    """Gives each request an id (or keeps the caller's X-Request-Id) that errors and logs carry."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", ()))
+        given = headers.get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if 0 < len(given) <= 100 else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = request_id
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", ())}
+                if b"x-request-id" not in names:
+                    message["headers"] = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)
+
+
+class BodyLimitMiddleware:
+    """Refuses bodies over the limit with a 413 before the app reads them whole.
+
+    A declared Content-Length is checked up front; a chunked body is counted as it streams and cut
+    off at the limit, so a client can't make the server buffer more than it allows.
+    """
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int):
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    def _error(self) -> TooLarge:
+        return TooLarge(
+            f"The request body is over the limit of {self.max_body_bytes} bytes.",
+            details={"limit": self.max_body_bytes},
+        )
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request_id = scope.get("state", {}).get("request_id", "")
+        response = renderer_for(scope["path"])(self._error(), request_id)
+        await response(scope, receive, send)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", ()))
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            try:
+                too_large = int(declared) > self.max_body_bytes
+            except ValueError:
+                too_large = False
+            if too_large:
+                await self._refuse(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
+            return
+        # No declared length: read the stream up to the limit, then replay it to the app.
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return dict(await receive())
+
+        await self.app(scope, replay, send)

@@ -1,0 +1,15 @@
+"""JSON responses rendered with orjson: a batch answer or a page of runs serialises several times faster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+
+class JSONBody(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)

@@ -1,0 +1,41 @@
+"""What every importer is: a name, a way to recognise its text, and a parser to runs.
+
+Parsing is per record: a record that can't be read is skipped with its reason, so a CLI import of a
+large file keeps the good ones and says which were left out. The API import is all or nothing and
+turns the first skipped record into its error.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from redline.traces.schemas import RunIn
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record left out: where it was (1-based line, or record number in an array) and why."""
+
+    record: int
+    reason: str
+
+
+@dataclass
+class ParsedRuns:
+    runs: list[RunIn] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+class Importer(Protocol):
+    name: str
+    description: str
+
+    def detect(self, text: str) -> bool:
+        """Whether the text looks like this format: cheap, looks at the first record only."""
+        ...
+
+    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
+        """Every record of the text as a run of the given project."""
+        ...

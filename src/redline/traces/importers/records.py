@@ -1,0 +1,290 @@
+"""What the importers share: splitting text into records, turning each into a run or a reason to skip it.
+
+A text is either JSONL (one record per line, numbered by line) or one JSON document: a record, an array
+of records (numbered from 1), or, for the chat formats, a bare array of messages that is one record.
+Each record is built on its own, so one bad record is reported and the rest still import.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+
+from redline.traces.importers.base import ParsedRuns, Skipped
+from redline.traces.schemas import RunIn, StepIn
+
+JSONObject = dict[str, Any]
+RunBuilder = Callable[[JSONObject, uuid.UUID], RunIn]
+
+MAX_ERRORS_SHOWN = 3
+
+
+class RecordError(ValueError):
+    """A record that can't become a run; the message is the reason the import reports for it."""
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One record of the text before it is read: its number, and its JSON or why it has none."""
+
+    number: int
+    value: object = None
+    error: str | None = None
+
+
+class ToolCall(NamedTuple):
+    call_id: str | None
+    name: str
+    arguments: JSONObject
+
+
+# -- splitting text into records ------------------------------------------------------------------------
+
+
+def _is_message_list(value: object) -> bool:
+    # A bare conversation: its first element is a message (has a role), not a record (has messages).
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[0], dict)
+        and "role" in value[0]
+        and "messages" not in value[0]
+    )
+
+
+def _as_record(value: object, message_arrays: bool) -> object:
+    return {"messages": value} if message_arrays and _is_message_list(value) else value
+
+
+def _json_error(error: json.JSONDecodeError) -> str:
+    return f"not valid JSON: {error.msg} (column {error.colno})"
+
+
+def _jsonl_records(text: str, message_arrays: bool) -> Iterator[RawRecord]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            yield RawRecord(number, error=_json_error(error))
+        else:
+            yield RawRecord(number, _as_record(value, message_arrays))
+
+
+def split_records(text: str, *, message_arrays: bool) -> list[RawRecord]:
+    """The records of a text; a JSONL text of one line reads the same as a document of one record."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        return list(_jsonl_records(text, message_arrays))
+    document = _as_record(document, message_arrays)
+    if isinstance(document, list):
+        return [RawRecord(number, value) for number, value in enumerate(document, start=1)]
+    return [RawRecord(1, document)]
+
+
+def first_record(text: str) -> JSONObject | None:
+    """The first record as an object, for detection: reads the first line, the whole text only if needed."""
+    line = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+    value = _as_record(value, message_arrays=True)
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, dict) else None
+
+
+# -- from records to runs -------------------------------------------------------------------------------
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """Where and what, as `steps.2.role: Input should be ...`, the first few only so a reason stays short."""
+    problems = error.errors()
+    parts = []
+    for problem in problems[:MAX_ERRORS_SHOWN]:
+        where = ".".join(str(part) for part in problem["loc"])
+        parts.append(f"{where}: {problem['msg']}" if where else problem["msg"])
+    if len(problems) > MAX_ERRORS_SHOWN:
+        parts.append(f"and {len(problems) - MAX_ERRORS_SHOWN} more")
+    return "; ".join(parts)
+
+
+def check_steps(run: RunIn) -> None:
+    """A run with nothing but system steps renders as empty text, so there is nothing to judge."""
+    if not run.steps:
+        raise RecordError("trace has no steps")
+    if all(step.role == "system" for step in run.steps):
+        raise RecordError("trace has only system steps; nothing to judge")
+
+
+def _build_one(record: RawRecord, project_id: uuid.UUID, build: RunBuilder) -> RunIn:
+    if record.error is not None:
+        raise RecordError(record.error)
+    if not isinstance(record.value, dict):
+        raise RecordError("a record must be a JSON object")
+    try:
+        run = build(record.value, project_id)
+    except ValidationError as error:
+        raise RecordError(describe_validation_error(error)) from None
+    check_steps(run)
+    return run
+
+
+def parse_records(
+    text: str, project_id: uuid.UUID, build: RunBuilder, *, message_arrays: bool = False
+) -> ParsedRuns:
+    """Every record of the text built into a run of the project, or skipped with its reason."""
+    parsed = ParsedRuns()
+    for record in split_records(text, message_arrays=message_arrays):
+        try:
+            parsed.runs.append(_build_one(record, project_id, build))
+        except RecordError as error:
+            parsed.skipped.append(Skipped(record.number, str(error)))
+    return parsed
+
+
+# -- pieces of chat records -----------------------------------------------------------------------------
+
+
+def messages_of(record: JSONObject) -> list[object] | None:
+    messages = record.get("messages")
+    return messages if isinstance(messages, list) else None
+
+
+def require_messages(record: JSONObject) -> list[object]:
+    messages = messages_of(record)
+    if messages is None:
+        raise RecordError('a record needs a "messages" list')
+    return messages
+
+
+def require_object(value: object, where: str) -> JSONObject:
+    if not isinstance(value, dict):
+        raise RecordError(f"{where}: must be a JSON object")
+    return value
+
+
+def optional_str(value: object, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise RecordError(f"{where}: must be a string")
+    return value
+
+
+def required_name(value: object, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise RecordError(f"{where}: a tool call needs a name")
+    return value
+
+
+def content_parts(messages: Sequence[object]) -> Iterator[JSONObject]:
+    """Every structured part of every message's content, for detection by part type."""
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            yield from (part for part in content if isinstance(part, dict))
+
+
+def message_roles(messages: Sequence[object]) -> set[str | None]:
+    """The roles in use, None standing for a missing or non-string role (so the set stays hashable)."""
+    roles: set[str | None] = set()
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        roles.add(role if isinstance(role, str) else None)
+    return roles
+
+
+def _text_of_parts(parts: list[object], where: str) -> str:
+    texts: list[str] = []
+    for number, part in enumerate(parts):
+        part_where = f"{where}.{number}"
+        fields = require_object(part, part_where)
+        if fields.get("type") != "text":
+            continue  # images, audio, files: nothing a text reward model can read
+        text = fields.get("text")
+        if not isinstance(text, str):
+            raise RecordError(f"{part_where}.text: must be a string")
+        texts.append(text)
+    return "\n".join(texts)
+
+
+def message_text(content: object, where: str) -> str:
+    """The text of a content that is a string, null, or a list of `{"type": "text", "text": ...}` parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return _text_of_parts(content, where)
+    raise RecordError(f"{where}: must be a string, a list of parts, or null")
+
+
+def conversation_steps(
+    messages: Sequence[object], read: Callable[[object, str], list[StepIn]]
+) -> list[StepIn]:
+    """The steps of every message in order, each message read with its place for error reasons."""
+    steps: list[StepIn] = []
+    for number, message in enumerate(messages):
+        steps.extend(read(message, f"messages.{number}"))
+    return steps
+
+
+def assistant_steps(text: str, calls: Sequence[ToolCall], metadata: JSONObject | None = None) -> list[StepIn]:
+    """One step per tool call, since each call is a decision rated on its own; the first keeps the text."""
+    if not calls:
+        return [StepIn(role="assistant", content=text, metadata=metadata)]
+    return [
+        StepIn(
+            role="assistant",
+            content=text if position == 0 else "",
+            tool_name=call.name,
+            tool_input=call.arguments,
+            tool_call_id=call.call_id,
+            metadata=metadata if position == 0 else None,
+        )
+        for position, call in enumerate(calls)
+    ]
+
+
+def chat_run(record: JSONObject, project_id: uuid.UUID, steps: list[StepIn]) -> RunIn:
+    """A finished run of the conversation's steps; an `id` makes re-importing the record replace it."""
+    record_id = record.get("id")
+    if isinstance(record_id, int) and not isinstance(record_id, bool):
+        record_id = str(record_id)  # numbered exports; validation still refuses other non-strings
+    return RunIn.model_validate(
+        {
+            "project_id": project_id,
+            "status": "completed",
+            "external_id": record_id,
+            "title": record.get("title"),
+            "metadata": record.get("metadata"),
+            "steps": steps,
+        }
+    )
+
+
+@dataclass
+class ChatImporter:
+    """An importer of a chat-messages format: the formats differ only in how a record looks and reads."""
+
+    name: str
+    description: str
+    looks_like: Callable[[JSONObject], bool]
+    build: RunBuilder
+
+    def detect(self, text: str) -> bool:
+        record = first_record(text)
+        return record is not None and self.looks_like(record)
+
+    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
+        return parse_records(text, project_id, self.build, message_arrays=True)

@@ -1,0 +1,106 @@
+"""Tables of what agents did: agents and flows, traces (runs), their steps and spans."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
+
+
+class Agent(Base):
+    """Something that produces runs; registered by name on its first run."""
+
+    __tablename__ = "agents"
+    __table_args__ = (UniqueConstraint("project_id", "name"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    pinned_version: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Flow(Base):
+    """A multi-step workflow that produces runs; registered by name on its first run."""
+
+    __tablename__ = "flows"
+    __table_args__ = (UniqueConstraint("project_id", "name"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    pinned_version: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Trace(Base):
+    """One run of an agent or flow. The corrections document says run; the others say trace."""
+
+    __tablename__ = "traces"
+    __table_args__ = (
+        UniqueConstraint("project_id", "external_id"),
+        # The list's order and its since/until window; filters narrow within it.
+        Index("ix_traces_project_started", "project_id", "started_at", "id"),
+        Index("ix_traces_agent_started", "agent_id", "started_at"),
+        Index("ix_traces_flow_started", "flow_id", "started_at"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    external_id: Mapped[str | None] = mapped_column(String(200))
+    agent_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("agents.id"))
+    flow_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("flows.id"))
+    agent_version: Mapped[str | None] = mapped_column(String(200))
+    version_source: Mapped[str | None] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    dry_run: Mapped[bool] = mapped_column(Boolean, default=False)
+    title: Mapped[str | None] = mapped_column(String(500))
+    source_format: Mapped[str] = mapped_column(String(40))
+    input: Mapped[Any] = mapped_column(JSONDocument, nullable=True)
+    output: Mapped[Any] = mapped_column(JSONDocument, nullable=True)
+    meta: Mapped[dict[str, Any] | None] = mapped_column("metadata", JSONDocument, nullable=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    step_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    erased_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Step(Base):
+    """One ordered message of a trace; may carry text and a tool call at once."""
+
+    __tablename__ = "steps"
+    __table_args__ = (UniqueConstraint("trace_id", "index"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    trace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
+    index: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))
+    content: Mapped[str] = mapped_column(Text, default="")
+    tool_name: Mapped[str | None] = mapped_column(String(200))
+    tool_input: Mapped[Any] = mapped_column(JSONDocument, nullable=True)
+    tool_call_id: Mapped[str | None] = mapped_column(String(200))
+    meta: Mapped[dict[str, Any] | None] = mapped_column("metadata", JSONDocument, nullable=True)
+
+
+class Span(Base):
+    """One timed operation of a trace (a model call, a tool execution), as tracers report them."""
+
+    __tablename__ = "spans"
+    __table_args__ = (UniqueConstraint("trace_id", "span_id"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    trace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
+    span_id: Mapped[str] = mapped_column(String(200))
+    parent_span_id: Mapped[str | None] = mapped_column(String(200))
+    kind: Mapped[str | None] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(500))
+    attributes: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

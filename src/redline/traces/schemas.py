@@ -1,0 +1,124 @@
+"""The run object as it travels: on the wire (camelCase) and as one line of the native JSONL format."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+RunStatus = Literal["running", "completed", "failed", "cancelled", "suspended"]
+RUN_STATUSES: tuple[str, ...] = ("running", "completed", "failed", "cancelled", "suspended")
+StepRole = Literal["system", "user", "assistant", "tool"]
+VersionSource = Literal["pinned", "named"]
+
+MAX_NAME = 200
+MAX_STEPS_PER_RUN = 10_000
+MAX_SPANS_PER_RUN = 10_000
+MAX_RUNS_PER_BATCH = 1_000
+
+
+class WireModel(BaseModel):
+    """camelCase on the wire, unknown fields refused so a typo is an error, not silently lost data."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", str_max_length=1_000_000
+    )
+
+
+def parse_project_id(value: object) -> uuid.UUID:
+    """Project ids are UUIDs; anything else gets the corrections surface's sentence."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise PydanticCustomError("project_id", '"{value}" isn\'t a project id', {"value": value}) from None
+
+
+class StepIn(WireModel):
+    role: StepRole
+    content: str = ""
+    tool_name: str | None = Field(None, max_length=MAX_NAME)
+    tool_input: dict[str, Any] | None = None
+    tool_call_id: str | None = Field(None, max_length=MAX_NAME)
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _null_content_is_empty(cls, value: object) -> object:
+        # A pure tool-call message has no text; clients send null or "" for it.
+        return "" if value is None else value
+
+    @model_validator(mode="after")
+    def _tool_input_needs_tool(self) -> StepIn:
+        if self.tool_input is not None and self.tool_name is None:
+            raise PydanticCustomError("tool_input", "toolInput needs toolName")
+        return self
+
+
+class SpanIn(WireModel):
+    span_id: str = Field(min_length=1, max_length=MAX_NAME)
+    parent_span_id: str | None = Field(None, max_length=MAX_NAME)
+    kind: str | None = Field(None, max_length=100)
+    name: str = Field(min_length=1, max_length=500)
+    attributes: dict[str, Any] | None = None
+    started_at: AwareDatetime | None = None
+    ended_at: AwareDatetime | None = None
+
+
+class RunIn(WireModel):
+    project_id: uuid.UUID
+    external_id: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    agent: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    agent_id: uuid.UUID | None = None
+    flow: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    flow_id: uuid.UUID | None = None
+    agent_version: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    version_source: VersionSource | None = None
+    status: RunStatus
+    dry_run: bool = False
+    title: str | None = Field(None, max_length=500)
+    input: Any = None
+    output: Any = None
+    metadata: dict[str, Any] | None = None
+    started_at: AwareDatetime | None = None
+    ended_at: AwareDatetime | None = None
+    steps: list[StepIn] = Field(default_factory=list, max_length=MAX_STEPS_PER_RUN)
+    spans: list[SpanIn] = Field(default_factory=list, max_length=MAX_SPANS_PER_RUN)
+
+    @field_validator("project_id", mode="before")
+    @classmethod
+    def _project_id(cls, value: object) -> uuid.UUID:
+        return parse_project_id(value)
+
+    @model_validator(mode="after")
+    def _one_producer(self) -> RunIn:
+        names_agent = self.agent is not None or self.agent_id is not None
+        names_flow = self.flow is not None or self.flow_id is not None
+        if names_agent and names_flow:
+            raise PydanticCustomError("producer", "a run comes from an agent or a flow, not both")
+        if self.agent is not None and self.agent_id is not None:
+            raise PydanticCustomError("producer", "give agent (a name) or agentId, not both")
+        if self.flow is not None and self.flow_id is not None:
+            raise PydanticCustomError("producer", "give flow (a name) or flowId, not both")
+        if self.ended_at and self.started_at and self.ended_at < self.started_at:
+            raise PydanticCustomError("times", "endedAt is before startedAt")
+        seen: set[str] = set()
+        for span in self.spans:
+            if span.span_id in seen:
+                raise PydanticCustomError(
+                    "span_id", 'spanId "{span_id}" appears twice', {"span_id": span.span_id}
+                )
+            seen.add(span.span_id)
+        return self
+
+
+class RunBatchIn(WireModel):
+    runs: list[RunIn] = Field(min_length=1, max_length=MAX_RUNS_PER_BATCH)
+
+
+class PinIn(WireModel):
+    pinned_version: str | None = Field(min_length=1, max_length=MAX_NAME)

@@ -1,0 +1,444 @@
+"""Rules for runs: ingest (one or a batch, all or nothing), read, list, erase, and pinning versions.
+
+Ingest writes with Core bulk inserts rather than ORM units of work: a batch of 1,000 runs carries
+20,000 steps, and per-object bookkeeping would cost more than the database does.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy.orm import Session
+
+from redline.db import insert_ignoring_conflicts, utcnow
+from redline.errors import Invalid, NotFound
+from redline.identity.models import Project
+from redline.identity.service import Actor, ProjectRole, require_project_role, visible_projects
+from redline.paging import Page, check_limit, decode_cursor, encode_cursor
+from redline.traces.models import Agent, Flow, Span, Step, Trace
+from redline.traces.schemas import RunIn
+
+# SQLite allows 32,766 bound parameters per statement; chunks of 500 keep IN lists well below it.
+_IN_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class IngestedRun:
+    id: uuid.UUID
+    external_id: str | None
+    agent_id: uuid.UUID | None
+    flow_id: uuid.UUID | None
+    step_count: int
+    replaced: bool
+
+
+@dataclass
+class RunView:
+    """A run with what it came from and, when asked for, its steps and spans."""
+
+    trace: Trace
+    agent_name: str | None
+    flow_name: str | None
+    steps: list[Step] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    project_id: uuid.UUID | None = None
+    agent_id: uuid.UUID | None = None
+    agent: str | None = None
+    flow_id: uuid.UUID | None = None
+    agent_version: str | None = None
+    statuses: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def _chunks(values: Sequence[Any], size: int = _IN_CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _bad_run(index: int, field_name: str, message: str) -> Invalid:
+    return Invalid(f"runs[{index}].{field_name}: {message}", details={"index": index, "field": field_name})
+
+
+# ------------------------------------------------------------------------------------------------ ingest
+
+
+def _register_producers(
+    session: Session, model: type[Agent] | type[Flow], wanted: set[tuple[uuid.UUID, str]]
+) -> dict[tuple[uuid.UUID, str], uuid.UUID]:
+    """Ids of agents (or flows) by (project, name), registering the names seen for the first time."""
+    if not wanted:
+        return {}
+    rows = [{"id": uuid.uuid4(), "project_id": p, "name": n, "created_at": utcnow()} for p, n in wanted]
+    dialect = session.get_bind().dialect.name
+    session.execute(insert_ignoring_conflicts(model.__table__, dialect), rows)
+    found: dict[tuple[uuid.UUID, str], uuid.UUID] = {}
+    names = sorted({n for _, n in wanted})
+    for chunk in _chunks(names):
+        for row in session.execute(
+            select(model.id, model.project_id, model.name).where(model.name.in_(chunk))
+        ):
+            if (row.project_id, row.name) in wanted:
+                found[(row.project_id, row.name)] = row.id
+    return found
+
+
+def _check_producer_ids(
+    session: Session, model: type[Agent] | type[Flow], runs: Sequence[RunIn], attr: str, label: str
+) -> None:
+    """An agentId or flowId must name one of the run's own project."""
+    wanted = {(getattr(run, attr), run.project_id) for run in runs if getattr(run, attr) is not None}
+    if not wanted:
+        return
+    ids = sorted({i for i, _ in wanted}, key=str)
+    known: set[tuple[uuid.UUID, uuid.UUID]] = set()
+    for chunk in _chunks(ids):
+        known.update(session.execute(select(model.id, model.project_id).where(model.id.in_(chunk))).all())
+    for index, run in enumerate(runs):
+        ident = getattr(run, attr)
+        if ident is not None and (ident, run.project_id) not in known:
+            raise _bad_run(index, label, f'No {label[:-2]} "{ident}" in project "{run.project_id}".')
+
+
+def _existing_by_external_id(
+    session: Session, runs: Sequence[RunIn]
+) -> dict[tuple[uuid.UUID, str], uuid.UUID]:
+    keys = {(run.project_id, run.external_id) for run in runs if run.external_id is not None}
+    if not keys:
+        return {}
+    found: dict[tuple[uuid.UUID, str], uuid.UUID] = {}
+    external_ids = sorted({e for _, e in keys})
+    for chunk in _chunks(external_ids):
+        rows = session.execute(
+            select(Trace.id, Trace.project_id, Trace.external_id).where(Trace.external_id.in_(chunk))
+        )
+        for row in rows:
+            if (row.project_id, row.external_id) in keys:
+                found[(row.project_id, row.external_id)] = row.id
+    return found
+
+
+def _check_external_ids_unique(runs: Sequence[RunIn]) -> None:
+    first_at: dict[tuple[uuid.UUID, str], int] = {}
+    for index, run in enumerate(runs):
+        if run.external_id is None:
+            continue
+        key = (run.project_id, run.external_id)
+        if key in first_at:
+            raise _bad_run(
+                index, "externalId", f'"{run.external_id}" is also runs[{first_at[key]}]: send each run once.'
+            )
+        first_at[key] = index
+
+
+def ingest_runs(
+    session: Session, actor: Actor, runs: Sequence[RunIn], *, source_format: str = "native"
+) -> list[IngestedRun]:
+    """Store runs with their steps and spans; a run whose external id exists replaces that run's content.
+
+    All or nothing: the first broken run raises before anything is written that the caller's
+    transaction would keep.
+    """
+    for project_id in {run.project_id for run in runs}:
+        require_project_role(session, actor, project_id, "write")
+    _check_external_ids_unique(runs)
+    _check_producer_ids(session, Agent, runs, "agent_id", "agentId")
+    _check_producer_ids(session, Flow, runs, "flow_id", "flowId")
+
+    agents = _register_producers(session, Agent, {(r.project_id, r.agent) for r in runs if r.agent})
+    flows = _register_producers(session, Flow, {(r.project_id, r.flow) for r in runs if r.flow})
+    existing = _existing_by_external_id(session, runs)
+
+    now = utcnow()
+    new_traces: list[dict[str, Any]] = []
+    replaced_traces: list[dict[str, Any]] = []
+    step_rows: list[dict[str, Any]] = []
+    span_rows: list[dict[str, Any]] = []
+    results: list[IngestedRun] = []
+    for run in runs:
+        key = (run.project_id, run.external_id) if run.external_id is not None else None
+        replaced_id = existing.get(key) if key else None
+        trace_id = replaced_id or uuid.uuid4()
+        agent_id = run.agent_id or (agents[(run.project_id, run.agent)] if run.agent else None)
+        flow_id = run.flow_id or (flows[(run.project_id, run.flow)] if run.flow else None)
+        row = {
+            "project_id": run.project_id,
+            "external_id": run.external_id,
+            "agent_id": agent_id,
+            "flow_id": flow_id,
+            "agent_version": run.agent_version,
+            "version_source": run.version_source,
+            "status": run.status,
+            "dry_run": run.dry_run,
+            "title": run.title,
+            "source_format": source_format,
+            "input": run.input,
+            "output": run.output,
+            "metadata": run.metadata,
+            "started_at": run.started_at or now,
+            "ended_at": run.ended_at,
+            "step_count": len(run.steps),
+            "updated_at": now,
+            "erased_at": None,
+        }
+        if replaced_id:
+            replaced_traces.append({"b_id": replaced_id, **row})
+        else:
+            new_traces.append({"id": trace_id, "created_at": now, **row})
+        step_rows.extend(
+            {
+                "id": uuid.uuid4(),
+                "trace_id": trace_id,
+                "index": index,
+                "role": step.role,
+                "content": step.content,
+                "tool_name": step.tool_name,
+                "tool_input": step.tool_input,
+                "tool_call_id": step.tool_call_id,
+                "metadata": step.metadata,
+            }
+            for index, step in enumerate(run.steps)
+        )
+        span_rows.extend(
+            {
+                "id": uuid.uuid4(),
+                "trace_id": trace_id,
+                "span_id": span.span_id,
+                "parent_span_id": span.parent_span_id,
+                "kind": span.kind,
+                "name": span.name,
+                "attributes": span.attributes,
+                "started_at": span.started_at,
+                "ended_at": span.ended_at,
+            }
+            for span in run.spans
+        )
+        results.append(
+            IngestedRun(trace_id, run.external_id, agent_id, flow_id, len(run.steps), replaced_id is not None)
+        )
+
+    _write(session, new_traces, replaced_traces, step_rows, span_rows)
+    return results
+
+
+def _write(
+    session: Session,
+    new_traces: list[dict[str, Any]],
+    replaced_traces: list[dict[str, Any]],
+    step_rows: list[dict[str, Any]],
+    span_rows: list[dict[str, Any]],
+) -> None:
+    traces, steps, spans = Trace.__table__, Step.__table__, Span.__table__
+    if replaced_traces:
+        replaced_ids = [row["b_id"] for row in replaced_traces]
+        for chunk in _chunks(replaced_ids):
+            session.execute(delete(steps).where(steps.c.trace_id.in_(chunk)))
+            session.execute(delete(spans).where(spans.c.trace_id.in_(chunk)))
+        values = {key: bindparam(key) for key in replaced_traces[0] if key != "b_id"}
+        session.execute(
+            update(traces).where(traces.c.id == bindparam("b_id")).values(values), replaced_traces
+        )
+    if new_traces:
+        session.execute(insert(traces), new_traces)
+    if step_rows:
+        session.execute(insert(steps), step_rows)
+    if span_rows:
+        session.execute(insert(spans), span_rows)
+
+
+# -------------------------------------------------------------------------------------------------- read
+
+
+def _producer_names(
+    session: Session, traces: Sequence[Trace]
+) -> tuple[dict[uuid.UUID, str], dict[uuid.UUID, str]]:
+    agent_ids = list({t.agent_id for t in traces if t.agent_id})
+    flow_ids = list({t.flow_id for t in traces if t.flow_id})
+    agents = (
+        dict(session.execute(select(Agent.id, Agent.name).where(Agent.id.in_(agent_ids))).all())
+        if agent_ids
+        else {}
+    )
+    flows = (
+        dict(session.execute(select(Flow.id, Flow.name).where(Flow.id.in_(flow_ids))).all())
+        if flow_ids
+        else {}
+    )
+    return agents, flows
+
+
+def _readable_trace(session: Session, actor: Actor, run_id: uuid.UUID, needed: ProjectRole) -> Trace:
+    trace = session.get(Trace, run_id)
+    if trace is None:
+        raise NotFound("run", run_id)
+    try:
+        require_project_role(session, actor, trace.project_id, needed)
+    except NotFound:
+        raise NotFound("run", run_id) from None
+    return trace
+
+
+def _full_view(session: Session, trace: Trace) -> RunView:
+    agents, flows = _producer_names(session, [trace])
+    steps = list(session.scalars(select(Step).where(Step.trace_id == trace.id).order_by(Step.index)))
+    spans = list(
+        session.scalars(select(Span).where(Span.trace_id == trace.id).order_by(Span.started_at, Span.span_id))
+    )
+    return RunView(
+        trace,
+        agents.get(trace.agent_id) if trace.agent_id else None,
+        flows.get(trace.flow_id) if trace.flow_id else None,
+        steps,
+        spans,
+    )
+
+
+def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
+    """One run with its steps and spans; not found when it is outside what the actor can read."""
+    return _full_view(session, _readable_trace(session, actor, run_id, "read"))
+
+
+def _filtered(actor_projects: list[uuid.UUID], filters: RunFilters) -> Select[tuple[Trace]]:
+    query = select(Trace).where(Trace.project_id.in_(actor_projects))
+    if filters.agent_id:
+        query = query.where(Trace.agent_id == filters.agent_id)
+    if filters.agent:
+        query = query.join(Agent, Agent.id == Trace.agent_id).where(Agent.name == filters.agent)
+    if filters.flow_id:
+        query = query.where(Trace.flow_id == filters.flow_id)
+    if filters.agent_version:
+        query = query.where(Trace.agent_version == filters.agent_version)
+    if filters.statuses:
+        query = query.where(Trace.status.in_(filters.statuses))
+    if filters.since:
+        query = query.where(Trace.started_at >= filters.since)
+    if filters.until:
+        query = query.where(Trace.started_at < filters.until)
+    return query
+
+
+def list_runs(
+    session: Session, actor: Actor, filters: RunFilters, *, limit: int = 50, cursor: str | None = None
+) -> Page[RunView]:
+    """Runs newest first (by start time), without steps and spans; one project or all the actor sees."""
+    check_limit(limit)
+    if filters.project_id is not None:
+        project_ids = [require_project_role(session, actor, filters.project_id, "read").id]
+    else:
+        project_ids = [project.id for project, _ in visible_projects(session, actor)]
+    query = _filtered(project_ids, filters)
+    if cursor:
+        started, last_id = decode_cursor(cursor, 2)
+        try:
+            started_at, after_id = datetime.fromisoformat(started), uuid.UUID(last_id)
+        except ValueError:
+            raise Invalid(
+                f'"{cursor}" is not a cursor this list gave out.', details={"field": "cursor"}
+            ) from None
+        query = query.where(
+            or_(Trace.started_at < started_at, and_(Trace.started_at == started_at, Trace.id < after_id))
+        )
+    traces = list(session.scalars(query.order_by(Trace.started_at.desc(), Trace.id.desc()).limit(limit + 1)))
+    more = len(traces) > limit
+    traces = traces[:limit]
+    agents, flows = _producer_names(session, traces)
+    views = [
+        RunView(
+            t, agents.get(t.agent_id) if t.agent_id else None, flows.get(t.flow_id) if t.flow_id else None
+        )
+        for t in traces
+    ]
+    next_cursor = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id)) if more else None
+    return Page(views, next_cursor)
+
+
+def iter_project_runs(
+    session: Session, actor: Actor, project_id: uuid.UUID, chunk: int = 200
+) -> Iterator[RunView]:
+    """Every run of a project with steps and spans, oldest first, fetched a chunk at a time."""
+    require_project_role(session, actor, project_id, "read")
+    last: tuple[datetime, uuid.UUID] | None = None
+    while True:
+        query = select(Trace).where(Trace.project_id == project_id)
+        if last is not None:
+            query = query.where(
+                or_(Trace.started_at > last[0], and_(Trace.started_at == last[0], Trace.id > last[1]))
+            )
+        traces = list(session.scalars(query.order_by(Trace.started_at, Trace.id).limit(chunk)))
+        if not traces:
+            return
+        ids = [t.id for t in traces]
+        steps: dict[uuid.UUID, list[Step]] = {i: [] for i in ids}
+        for step in session.scalars(
+            select(Step).where(Step.trace_id.in_(ids)).order_by(Step.trace_id, Step.index)
+        ):
+            steps[step.trace_id].append(step)
+        spans: dict[uuid.UUID, list[Span]] = {i: [] for i in ids}
+        for span in session.scalars(select(Span).where(Span.trace_id.in_(ids)).order_by(Span.started_at)):
+            spans[span.trace_id].append(span)
+        agents, flows = _producer_names(session, traces)
+        for t in traces:
+            yield RunView(
+                t,
+                agents.get(t.agent_id) if t.agent_id else None,
+                flows.get(t.flow_id) if t.flow_id else None,
+                steps[t.id],
+                spans[t.id],
+            )
+        session.expunge_all()
+        last = (traces[-1].started_at, traces[-1].id)
+
+
+# ------------------------------------------------------------------------------------------------- erase
+
+
+def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
+    """Remove a run's content (input, output, metadata, step and span content), keeping what identifies it.
+
+    Takes the project's admin role: erasure is a data-protection act, not an everyday edit.
+    """
+    trace = _readable_trace(session, actor, run_id, "admin")
+    trace.input = None
+    trace.output = None
+    trace.meta = None
+    trace.title = None
+    trace.erased_at = trace.erased_at or utcnow()
+    session.execute(
+        update(Step).where(Step.trace_id == trace.id).values(content="", tool_input=None, meta=None)
+    )
+    session.execute(update(Span).where(Span.trace_id == trace.id).values(attributes=None))
+    session.flush()
+    session.expire_all()
+    return _full_view(session, session.get_one(Trace, run_id))
+
+
+# ------------------------------------------------------------------------------------------------ agents
+
+
+def list_agents(session: Session, actor: Actor, project_id: uuid.UUID) -> list[Agent]:
+    require_project_role(session, actor, project_id, "read")
+    return list(session.scalars(select(Agent).where(Agent.project_id == project_id).order_by(Agent.name)))
+
+
+def pin_agent_version(session: Session, actor: Actor, agent_id: uuid.UUID, version: str | None) -> Agent:
+    """Set (or with None, clear) the version runs of this agent use when they don't name one."""
+    agent = session.get(Agent, agent_id)
+    project = session.get(Project, agent.project_id) if agent else None
+    if agent is None or project is None or project.workspace_id != actor.workspace_id:
+        raise NotFound("agent", agent_id)
+    try:
+        require_project_role(session, actor, agent.project_id, "publish")
+    except NotFound:
+        raise NotFound("agent", agent_id) from None
+    agent.pinned_version = version
+    session.flush()
+    return agent

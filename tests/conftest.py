@@ -1,0 +1,186 @@
+"""Every database test runs on SQLite and on PostgreSQL, each on a fresh database migrated to head.
+
+`pytest --db sqlite|postgresql|all` (default all). SQLite copies a template file migrated once per
+worker; PostgreSQL clones a template database, which is far quicker than migrating each time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+from starlette.testclient import TestClient
+
+from redline import migrate
+from redline.app import create_app
+from redline.config import Settings
+from redline.db import Database, make_engine
+from redline.identity import service as identity
+
+POSTGRES_ADMIN_URL = os.environ.get(
+    "REDLINE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+ADMIN_TOKEN = "rl_test_admin_token_0123456789"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--db",
+        choices=["sqlite", "postgresql", "all"],
+        default="all",
+        help="Which store the database tests run on (default: both).",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        chosen = metafunc.config.getoption("--db")
+        backends = ["sqlite", "postgresql"] if chosen == "all" else [chosen]
+        metafunc.parametrize("backend", backends, scope="session")
+
+
+def _worker() -> str:
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+def _postgres_admin() -> Engine:
+    return create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+
+
+def _postgres_url(name: str) -> str:
+    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture(scope="session")
+def template(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A database migrated to head, to copy for each test."""
+    if backend == "sqlite":
+        path = tmp_path_factory.mktemp("template") / "template.db"
+        engine = make_engine(f"sqlite:///{path}")
+        migrate.upgrade(engine)
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        engine.dispose()
+        yield str(path)
+        return
+    name = f"redline_template_{_worker()}"
+    admin = _postgres_admin()
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    engine = make_engine(_postgres_url(name))
+    migrate.upgrade(engine)
+    engine.dispose()
+    yield name
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def database_url(backend: str, template: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh database migrated to head, for this test alone."""
+    if backend == "sqlite":
+        path = tmp_path / "redline.db"
+        shutil.copyfile(template, path)
+        yield f"sqlite:///{path}"
+        return
+    name = f"redline_test_{_worker()}_{uuid.uuid4().hex[:12]}"
+    admin = _postgres_admin()
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    yield _postgres_url(name)
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def db(database_url: str) -> Iterator[Database]:
+    database = Database(make_engine(database_url))
+    yield database
+    database.dispose()
+
+
+@dataclass
+class Harness:
+    """A running app with its first-start admin, and helpers to add callers with other roles."""
+
+    client: TestClient
+    db: Database
+    settings: Settings
+    project_id: str
+    admin_id: str
+
+    @property
+    def admin(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+    def caller(
+        self, name: str, *, role: str | None = None, project_id: str | None = None, kind: str = "user"
+    ) -> dict[str, str]:
+        """Headers of a new principal holding `role` in the project (none: no membership)."""
+        made = self.client.post("/v1/users", json={"name": name, "kind": kind}, headers=self.admin)
+        assert made.status_code == 201, made.text
+        user_id = made.json()["id"]
+        if role is not None:
+            answer = self.client.put(
+                f"/v1/projects/{project_id or self.project_id}/members/{user_id}",
+                json={"role": role},
+                headers=self.admin,
+            )
+            assert answer.status_code == 200, answer.text
+        token = self.client.post(f"/v1/users/{user_id}/tokens", json={"name": "t"}, headers=self.admin)
+        assert token.status_code == 201, token.text
+        return {"Authorization": f"Bearer {token.json()['token']}"}
+
+    def run(self, **fields: Any) -> dict[str, Any]:
+        """A valid run object for the harness's project, with `fields` laid over it."""
+        return {
+            "projectId": self.project_id,
+            "agent": "support-agent",
+            "agentVersion": "v1",
+            "status": "completed",
+            "input": {"message": "I want a refund for order 1182"},
+            "output": {"answer": "Your order was delivered on May 3."},
+            "steps": [
+                {"role": "system", "content": "You are a support agent."},
+                {"role": "user", "content": "I want a refund for order 1182"},
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "toolName": "lookup_order",
+                    "toolInput": {"order_id": "1182"},
+                    "toolCallId": "call_1",
+                },
+                {"role": "tool", "content": '{"status": "delivered"}', "toolCallId": "call_1"},
+                {"role": "assistant", "content": "Your order was delivered on May 3."},
+            ],
+            **fields,
+        }
+
+
+def bootstrap_admin(db: Database) -> identity.Bootstrap:
+    with db.write() as session:
+        return identity.bootstrap(
+            session,
+            workspace_name="default",
+            project_name="default",
+            admin_name="admin",
+            admin_token=ADMIN_TOKEN,
+        )
+
+
+@pytest.fixture
+def harness(db: Database, database_url: str) -> Iterator[Harness]:
+    first = bootstrap_admin(db)
+    settings = Settings(database_url=database_url, max_body_bytes=1024 * 1024)
+    with TestClient(create_app(settings, db), raise_server_exceptions=False) as client:
+        yield Harness(client, db, settings, str(first.project.id), str(first.admin.id))
