@@ -115,7 +115,7 @@ def make_engine(url: str, *, sqlite_busy_timeout_ms: int = 5000) -> Engine:
 
 
 def insert_ignoring_conflicts(table: Any, dialect_name: str) -> Insert:
-    """INSERT that skips rows clashing with a unique key: how get-or-create stays race-free on both backends."""
+    """INSERT that skips rows clashing with a unique key: get-or-create without races on both backends."""
     if dialect_name == "postgresql":
         return postgresql.insert(table).on_conflict_do_nothing()
     return sqlite.insert(table).on_conflict_do_nothing()
@@ -137,12 +137,12 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Session]:
-        """A session whose transaction is rolled back at the end: reads can never write by accident."""
+        """A session whose transaction is rolled back when it closes: a read can never write by accident.
+
+        Closing (rather than an explicit rollback) keeps loaded objects readable after the block.
+        """
         with self._reads() as session:
-            try:
-                yield session
-            finally:
-                session.rollback()
+            yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:

@@ -83,7 +83,7 @@ def validation_error(exc: RequestValidationError) -> Invalid:
         detail = first.get("ctx", {}).get("error", "")
         return Invalid(f"The body is not valid JSON: {detail}.", details={"field": "body"})
     path = field_path(location)
-    details: dict[str, Any] = {"field": path or location[0] if location else "body"}
+    details: dict[str, Any] = {"field": path or "body"}
     if len(location) > 2 and location[0] == "body" and location[1] == "runs" and isinstance(location[2], int):
         details["index"] = location[2]
     message = first.get("msg", "invalid")

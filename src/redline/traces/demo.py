@@ -75,7 +75,7 @@ class _Product:
 
 
 _PRODUCTS = (
-    _Product("Trailhead 2 hiking boots", 129.00),
+    _Product("Trailhead 40L hiking backpack", 129.00),
     _Product("AeroBrew coffee maker", 39.95),
     _Product("Nimbus noise-cancelling headphones", 199.00),
     _Product("linen duvet cover (queen)", 89.50),
@@ -89,7 +89,13 @@ _PRODUCTS = (
     _Product("LED desk lamp", 46.00),
 )
 _FINAL_SALE = (
-    _Product("$50 Acme gift card", 50.00, refundable=False, policy="gift cards are non-refundable"),
+    _Product(
+        "$50 Acme e-gift card",
+        50.00,
+        refundable=False,
+        physical=False,
+        policy="gift cards are non-refundable",
+    ),
     _Product(
         "personalised leather wallet",
         65.00,
@@ -162,13 +168,13 @@ _MESSAGES_WITH_ORDER: dict[Intent, tuple[str, ...]] = {
     ),
     "return": (
         "I'd like to return the {product} from order {order}. How does that work?",
-        "Order {order}: the {product} doesn't fit, I want to send it back.",
+        "Order {order}: the {product} isn't what I was looking for, I want to send it back.",
         "Hi, can I return my {product}? The order number is {order}.",
     ),
     "damaged": (
-        "My {product} arrived damaged (order {order}). The box was crushed and it's broken.",
-        "Order {order} came today and the {product} is cracked. What can you do?",
-        "The {product} from order {order} was broken when I opened it. I want my money back.",
+        "My {product} arrived damaged (order {order}). The box was crushed.",
+        "Order {order} came today and the {product} is damaged. What can you do?",
+        "The {product} from order {order} was damaged when I opened it. I want my money back.",
     ),
     "late_delivery": (
         "Order {order} was supposed to arrive days ago. Where is my {product}?",
@@ -187,11 +193,11 @@ _MESSAGES_WITHOUT_ORDER: dict[Intent, tuple[str, ...]] = {
     ),
     "return": (
         "How do I return the {product} I ordered?",
-        "I want to send back my {product}, it's the wrong size.",
+        "I want to send back my {product}, I don't need it any more.",
     ),
     "damaged": (
-        "The {product} I ordered arrived broken. Really disappointed.",
-        "My {product} showed up with a big crack in it. What now?",
+        "The {product} I ordered arrived damaged. Really disappointed.",
+        "My {product} showed up damaged, the packaging was torn open. What now?",
     ),
     "late_delivery": (
         "My {product} still hasn't arrived and it's way past the delivery date.",
@@ -396,7 +402,7 @@ class _Trace:
         return start, self.clock
 
     def _format(self, text: str, sender: str) -> str:
-        """Emails get a greeting and a sign-off; chat messages are sent as they are."""
+        """Emails get a sign-off (and replies a greeting too); chat messages are sent as they are."""
         if self.sc.channel != "email":
             return text
         first = self.sc.customer.split()[0]
@@ -574,10 +580,7 @@ def _hallucinated(rng: random.Random, sc: _Scenario) -> str:
     if order.status == "shipped" and order.expected_on:
         wrong = order.expected_on + timedelta(days=rng.randint(1, 5))
         return _fill(rng.choice(_HALLUCINATED_FUTURE), sc, wrong=_day(wrong))
-    if rng.random() < 0.5:
-        return _fill(
-            rng.choice(_HALLUCINATED_PAST), sc, wrong=_day(today - timedelta(days=rng.randint(1, 3)))
-        )
+    # Still processing: any delivery date at all is invented.
     return _fill(rng.choice(_HALLUCINATED_FUTURE), sc, wrong=_day(today + timedelta(days=rng.randint(1, 4))))
 
 

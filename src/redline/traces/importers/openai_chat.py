@@ -20,6 +20,7 @@ from redline.traces.importers.records import (
     chat_run,
     content_parts,
     conversation_steps,
+    describe_json_error,
     message_roles,
     message_text,
     messages_of,
@@ -39,9 +40,8 @@ ROLES: dict[str, StepRole] = {
     "tool": "tool",
 }
 # Content block types only Anthropic uses; a text-only conversation reads the same in both formats.
-ANTHROPIC_BLOCKS = frozenset(
-    {"tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document"}
-)
+ANTHROPIC_TOOL_BLOCKS = frozenset({"tool_use", "tool_result"})
+ANTHROPIC_BLOCKS = ANTHROPIC_TOOL_BLOCKS | {"thinking", "redacted_thinking", "image", "document"}
 
 
 def _arguments(function: JSONObject, where: str) -> JSONObject:
@@ -53,7 +53,7 @@ def _arguments(function: JSONObject, where: str) -> JSONObject:
     try:
         decoded = json.loads(arguments)
     except json.JSONDecodeError as error:
-        raise RecordError(f"{where}: not valid JSON: {error.msg} (column {error.colno})") from None
+        raise RecordError(f"{where}: {describe_json_error(error)}") from None
     if not isinstance(decoded, dict):
         raise RecordError(f"{where}: must be a JSON object, not {type(decoded).__name__}")
     return decoded
@@ -77,6 +77,18 @@ def _tool_calls(value: object, where: str) -> list[ToolCall]:
     return [_tool_call(call, f"{where}.{number}") for number, call in enumerate(value)]
 
 
+def _refuse_anthropic_tools(content: object, where: str) -> None:
+    # Other unknown parts (images, audio) may be skipped, but these carry tool calls and results.
+    if not isinstance(content, list):
+        return
+    for number, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in ANTHROPIC_TOOL_BLOCKS:
+            raise RecordError(
+                f"{where}.{number}: a {kind} block is Anthropic's; import as anthropic_messages"
+            )
+
+
 def _role(message: JSONObject, where: str) -> StepRole:
     role = message.get("role")
     if not isinstance(role, str) or role not in ROLES:
@@ -87,6 +99,7 @@ def _role(message: JSONObject, where: str) -> StepRole:
 def _message_steps(value: object, where: str) -> list[StepIn]:
     message = require_object(value, where)
     role = _role(message, where)
+    _refuse_anthropic_tools(message.get("content"), f"{where}.content")
     text = message_text(message.get("content"), f"{where}.content")
     if role == "assistant":
         return assistant_steps(text, _tool_calls(message.get("tool_calls"), f"{where}.tool_calls"))

@@ -22,6 +22,7 @@ JSONObject = dict[str, Any]
 RunBuilder = Callable[[JSONObject, uuid.UUID], RunIn]
 
 MAX_ERRORS_SHOWN = 3
+BOM = "\ufeff"  # editors on Windows start UTF-8 files with it; JSON parsers refuse it
 
 
 class RecordError(ValueError):
@@ -61,7 +62,7 @@ def _as_record(value: object, message_arrays: bool) -> object:
     return {"messages": value} if message_arrays and _is_message_list(value) else value
 
 
-def _json_error(error: json.JSONDecodeError) -> str:
+def describe_json_error(error: json.JSONDecodeError) -> str:
     return f"not valid JSON: {error.msg} (column {error.colno})"
 
 
@@ -72,13 +73,14 @@ def _jsonl_records(text: str, message_arrays: bool) -> Iterator[RawRecord]:
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
-            yield RawRecord(number, error=_json_error(error))
+            yield RawRecord(number, error=describe_json_error(error))
         else:
             yield RawRecord(number, _as_record(value, message_arrays))
 
 
 def split_records(text: str, *, message_arrays: bool) -> list[RawRecord]:
     """The records of a text; a JSONL text of one line reads the same as a document of one record."""
+    text = text.removeprefix(BOM)
     try:
         document = json.loads(text)
     except json.JSONDecodeError:
@@ -91,6 +93,7 @@ def split_records(text: str, *, message_arrays: bool) -> list[RawRecord]:
 
 def first_record(text: str) -> JSONObject | None:
     """The first record as an object, for detection: reads the first line, the whole text only if needed."""
+    text = text.removeprefix(BOM)
     line = next((line for line in text.splitlines() if line.strip()), "")
     try:
         value = json.loads(line)

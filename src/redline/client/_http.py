@@ -1,0 +1,153 @@
+"""The one place that talks HTTP: base URL, bearer token, user agent, JSON in and out, error mapping.
+
+Resources call `Http.request` with a path and get the decoded JSON body (or None for 204); any answer
+that isn't 2xx becomes a `RedlineError` subclass here, so no resource ever looks at a status code.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from redline.client.errors import (
+    AuthError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    RedlineError,
+    ServerError,
+)
+
+Params = Mapping[str, str | int | Sequence[str] | None]
+
+_ERROR_BY_STATUS: dict[int, type[RedlineError]] = {
+    400: InvalidRequestError,
+    413: InvalidRequestError,
+    401: AuthError,
+    403: AuthError,
+    404: NotFoundError,
+    409: ConflictError,
+}
+
+# How much of an unrecognised body goes into the message: enough to tell a proxy page from a crash.
+_BODY_EXCERPT = 200
+
+
+def client_version() -> str:
+    """The installed redline version, so servers can tell client releases apart in their logs."""
+    try:
+        return importlib.metadata.version("redline")
+    except importlib.metadata.PackageNotFoundError:
+        return "dev"
+
+
+USER_AGENT = f"redline-python/{client_version()}"
+
+
+def segment(value: str) -> str:
+    """An id as one path segment; quoted so a stray "/" or "?" can't address another endpoint."""
+    return quote(str(value), safe="")
+
+
+def json_object(value: Any, what: str) -> dict[str, Any]:
+    """The answer as a JSON object; anything else means the server isn't the API this client speaks."""
+    if not isinstance(value, dict):
+        raise ServerError(
+            f"Expected {what} as a JSON object, got {type(value).__name__}.", status=200, code="bad-response"
+        )
+    return value
+
+
+def _request_id(response: httpx.Response, body: Mapping[str, Any] | None) -> str | None:
+    from_body = body.get("requestId") if body is not None else None
+    if isinstance(from_body, str) and from_body:
+        return from_body
+    return response.headers.get("x-request-id") or None
+
+
+def error_from_response(response: httpx.Response) -> RedlineError:
+    """The exception for a non-2xx answer; anything that isn't Redline's error envelope is a ServerError."""
+    status = response.status_code
+    try:
+        decoded: Any = response.json()
+    except ValueError:
+        decoded = None
+    envelope = decoded.get("error") if isinstance(decoded, dict) else None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("message"), str):
+        excerpt = response.text[:_BODY_EXCERPT].strip()
+        return ServerError(
+            f"The server answered HTTP {status} without a Redline error body"
+            + (f": {excerpt}" if excerpt else "."),
+            status=status,
+            code=f"http-{status}",
+            request_id=_request_id(response, None),
+        )
+    code = envelope.get("code")
+    details = envelope.get("details")
+    cls = _ERROR_BY_STATUS.get(status, ServerError)
+    return cls(
+        envelope["message"],
+        status=status,
+        code=code if isinstance(code, str) else f"http-{status}",
+        details=details if isinstance(details, dict) else None,
+        request_id=_request_id(response, envelope),
+    )
+
+
+def _clean_params(params: Params | None) -> dict[str, str | int]:
+    """Query parameters without the unset ones; lists go comma-separated, which the server splits."""
+    clean: dict[str, str | int] = {}
+    for key, value in (params or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, str | int):
+            clean[key] = value
+        else:
+            clean[key] = ",".join(value)
+    return clean
+
+
+class Http:
+    """An httpx client bound to one server and one token; owns the connection pool until closed."""
+
+    def __init__(
+        self, base_url: str, token: str, *, timeout: float, transport: httpx.BaseTransport | None
+    ) -> None:
+        self._client = httpx.Client(
+            base_url=base_url.rstrip("/"),
+            headers={
+                "Authorization": f"Bearer {token}",
+                "User-Agent": USER_AGENT,
+                "Accept": "application/json",
+            },
+            timeout=httpx.Timeout(timeout),
+            transport=transport,
+        )
+
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url).rstrip("/")
+
+    def request(self, method: str, path: str, *, json: Any = None, params: Params | None = None) -> Any:
+        """The decoded JSON answer (None for an empty one); raises a RedlineError for any non-2xx."""
+        response = self._client.request(method, path, json=json, params=_clean_params(params))
+        if not response.is_success:
+            raise error_from_response(response)
+        if response.status_code == 204 or not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise ServerError(
+                f"The server answered HTTP {response.status_code} with a body that is not JSON.",
+                status=response.status_code,
+                code="bad-response",
+                request_id=response.headers.get("x-request-id") or None,
+            ) from None
+
+    def close(self) -> None:
+        self._client.close()

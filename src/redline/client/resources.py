@@ -1,0 +1,227 @@
+"""The API's resources as small namespaces on the client: `client.runs`, `client.projects`, ...
+
+Answers are the server's JSON objects as plain dicts, camelCase as on the wire, so what the client
+returns matches the API reference exactly and nothing breaks when the server adds a field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from redline.client._http import Http, Params, json_object, segment
+from redline.client.errors import ServerError
+
+__all__ = ["Members", "Page", "Projects", "Runs", "Tokens", "Users"]
+
+DEFAULT_PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list, for callers who page themselves (to resume later, or to show page by page).
+
+    Pass `next_cursor` back as `cursor` for the following page; it is None on the last page.
+    """
+
+    data: list[dict[str, Any]]
+    has_more: bool
+    next_cursor: str | None
+
+
+def _page(value: Any) -> Page:
+    body = json_object(value, "a page")
+    data = body.get("data")
+    if not isinstance(data, list):
+        raise ServerError("A page came without its data list.", status=200, code="bad-response")
+    cursor = body.get("nextCursor")
+    return Page(
+        data=data, has_more=bool(body.get("hasMore")), next_cursor=cursor if isinstance(cursor, str) else None
+    )
+
+
+def _every(http: Http, path: str, params: Params) -> Iterator[dict[str, Any]]:
+    """Every item of a paged list, fetching the next page only when the caller gets that far."""
+    cursor: str | None = None
+    while True:
+        page = _page(http.request("GET", path, params={**params, "cursor": cursor}))
+        yield from page.data
+        if not page.has_more or page.next_cursor is None:
+            return
+        cursor = page.next_cursor
+
+
+def _time(value: datetime | str | None) -> str | None:
+    # Naive datetimes are sent as they are: the server refuses them, naming the field, rather than
+    # the client guessing a timezone.
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+class Projects:
+    """Projects the token can see, and creating them (workspace admins)."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def list(self, *, limit: int = DEFAULT_PAGE_SIZE) -> Iterator[dict[str, Any]]:
+        """Every visible project with the caller's `role` in it; `limit` is the page size, not a cap."""
+        return _every(self._http, "/v1/projects", {"limit": limit})
+
+    def create(self, name: str) -> dict[str, Any]:
+        """A new project; ConflictError if the name is taken in the workspace."""
+        return json_object(self._http.request("POST", "/v1/projects", json={"name": name}), "a project")
+
+
+class Users:
+    """The workspace's users and services, and their tokens."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def create(
+        self,
+        name: str,
+        kind: str = "user",
+        reviewer_role: str | None = None,
+        workspace_admin: bool = False,
+    ) -> dict[str, Any]:
+        """A new user ("user") or service ("service"); only users may have a reviewer role."""
+        body: dict[str, Any] = {"name": name, "kind": kind, "workspaceAdmin": workspace_admin}
+        if reviewer_role is not None:
+            body["reviewerRole"] = reviewer_role
+        return json_object(self._http.request("POST", "/v1/users", json=body), "a user")
+
+    def list(self, *, limit: int = DEFAULT_PAGE_SIZE) -> Iterator[dict[str, Any]]:
+        """Every user and service of the workspace; `limit` is the page size, not a cap."""
+        return _every(self._http, "/v1/users", {"limit": limit})
+
+    def create_token(self, user_id: str, name: str = "api") -> dict[str, Any]:
+        """A new token for the user; the answer's `token` is the secret, shown this once and never again."""
+        path = f"/v1/users/{segment(user_id)}/tokens"
+        return json_object(self._http.request("POST", path, json={"name": name}), "a token")
+
+
+class Tokens:
+    """Revoking tokens (creating them is `client.users.create_token`, since a token belongs to a user)."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def revoke(self, token_id: str) -> None:
+        """Revoke a token at once: its next request gets AuthError."""
+        self._http.request("DELETE", f"/v1/tokens/{segment(token_id)}")
+
+
+class Members:
+    """Who may do what in a project: roles "read", "write", "publish" or "admin"."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def set(self, project_id: str, user_id: str, role: str) -> dict[str, Any]:
+        """Give the user `role` in the project, replacing any role they had."""
+        path = f"/v1/projects/{segment(project_id)}/members/{segment(user_id)}"
+        return json_object(self._http.request("PUT", path, json={"role": role}), "a membership")
+
+    def remove(self, project_id: str, user_id: str) -> None:
+        """Take the user out of the project; NotFoundError (kind "member") if they weren't in it."""
+        self._http.request("DELETE", f"/v1/projects/{segment(project_id)}/members/{segment(user_id)}")
+
+
+class Runs:
+    """Runs: ingest one or a batch, read one, list with filters, erase content."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def create(self, run: Mapping[str, Any]) -> dict[str, Any]:
+        """Store one run (the native run object) and get it back with its ids, steps and server times.
+
+        A run whose `externalId` already exists in the project replaces that run, so resending is safe.
+        """
+        return json_object(self._http.request("POST", "/v1/runs", json=dict(run)), "a run")
+
+    def create_batch(self, runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Store up to 1,000 runs in one transaction, all or nothing: `{data: [{id, ...}], count}`.
+
+        On a broken run nothing is stored and InvalidRequestError's `details["index"]` says which.
+        """
+        body = {"runs": [dict(run) for run in runs]}
+        return json_object(self._http.request("POST", "/v1/runs/batch", json=body), "a batch answer")
+
+    def get(self, run_id: str) -> dict[str, Any]:
+        """One run with its steps and spans."""
+        return json_object(self._http.request("GET", f"/v1/runs/{segment(run_id)}"), "a run")
+
+    def erase(self, run_id: str) -> dict[str, Any]:
+        """Erase the run's content (input, output, steps, spans); ids, agent, status and times stay."""
+        return json_object(self._http.request("POST", f"/v1/runs/{segment(run_id)}/erase"), "a run")
+
+    def list(
+        self,
+        project_id: str | None = None,
+        *,
+        agent_id: str | None = None,
+        agent: str | None = None,
+        flow_id: str | None = None,
+        agent_version: str | None = None,
+        status: str | Sequence[str] | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+    ) -> Iterator[dict[str, Any]]:
+        """Every matching run, newest first by `startedAt`, without steps and spans.
+
+        Lazy: a page of `limit` runs is fetched only when iteration reaches it, so breaking out early
+        costs no more requests. `since` is inclusive, `until` exclusive; datetimes need a timezone.
+        """
+        params = self._params(
+            project_id, agent_id, agent, flow_id, agent_version, status, since, until, limit
+        )
+        return _every(self._http, "/v1/runs", params)
+
+    def page(
+        self,
+        project_id: str | None = None,
+        *,
+        agent_id: str | None = None,
+        agent: str | None = None,
+        flow_id: str | None = None,
+        agent_version: str | None = None,
+        status: str | Sequence[str] | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        cursor: str | None = None,
+    ) -> Page:
+        """One page of `list`, starting after `cursor` (the previous page's `next_cursor`)."""
+        params = self._params(
+            project_id, agent_id, agent, flow_id, agent_version, status, since, until, limit
+        )
+        return _page(self._http.request("GET", "/v1/runs", params={**params, "cursor": cursor}))
+
+    @staticmethod
+    def _params(
+        project_id: str | None,
+        agent_id: str | None,
+        agent: str | None,
+        flow_id: str | None,
+        agent_version: str | None,
+        status: str | Sequence[str] | None,
+        since: datetime | str | None,
+        until: datetime | str | None,
+        limit: int,
+    ) -> dict[str, str | int | Sequence[str] | None]:
+        return {
+            "projectId": project_id,
+            "agentId": agent_id,
+            "agent": agent,
+            "flowId": flow_id,
+            "agentVersion": agent_version,
+            "status": status,
+            "since": _time(since),
+            "until": _time(until),
+            "limit": limit,
+        }
