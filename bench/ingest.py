@@ -341,6 +341,8 @@ class Result:
     p50_ms: float | None
     p99_ms: float | None
     peak_rss_mib: float
+    # What `redline import` reports for itself: no interpreter start-up or imports. None for the API.
+    command_seconds: float | None
     stored_runs: int
     stored_steps: int
 
@@ -357,7 +359,14 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def _result(
-    store: Store, path: str, runs: int, steps: int, seconds: float, latencies: list[float], peak: float
+    store: Store,
+    path: str,
+    runs: int,
+    steps: int,
+    seconds: float,
+    latencies: list[float],
+    peak: float,
+    command_seconds: float | None = None,
 ) -> Result:
     stored_runs, stored_steps = count_rows(store.url)
     return Result(
@@ -371,6 +380,7 @@ def _result(
         p50_ms=round(statistics.median(latencies) * 1000, 1) if latencies else None,
         p99_ms=round(percentile(latencies, 0.99) * 1000, 1) if latencies else None,
         peak_rss_mib=round(peak, 1),
+        command_seconds=command_seconds,
         stored_runs=stored_runs,
         stored_steps=stored_steps,
     )
@@ -386,16 +396,30 @@ def _project_id(client: httpx.Client) -> str:
     return project
 
 
+def _tail(log: Path, lines: int = 40) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _post_batches(client: httpx.Client, bodies: list[bytes]) -> tuple[float, list[float]]:
+    """Wall seconds of the whole sequence and each batch's round trip, in order."""
+    latencies: list[float] = []
+    started = time.perf_counter()
+    for body in bodies:
+        sent = time.perf_counter()
+        response = client.post("/v1/runs/batch", content=body, headers={"Content-Type": "application/json"})
+        latencies.append(time.perf_counter() - sent)
+        if response.status_code != 201:
+            raise RuntimeError(f"batch answered {response.status_code}: {response.text[:500]}")
+    return time.perf_counter() - started, latencies
+
+
 def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: Path) -> Result:
     """POST /v1/runs/batch, one client, one batch at a time: the latency a single producer sees."""
     port = free_port()
     log = work / f"serve-{store.kind}.log"
     with log.open("wb") as sink:
         server = subprocess.Popen(
-            [REDLINE, "serve"],
-            env=redline_env(store, REDLINE_PORT=str(port)),
-            stdout=sink,
-            stderr=subprocess.STDOUT,
+            [REDLINE, "serve"], env=redline_env(store, REDLINE_PORT=str(port)), stdout=sink, stderr=sink
         )
     rss = PeakRss(server.pid)
     rss.start()
@@ -406,17 +430,9 @@ def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: P
         ) as client:
             _wait_healthy(client, server, log)
             bodies = batch_bodies(runs, _project_id(client), batch_size)
-            latencies: list[float] = []
-            started = time.perf_counter()
-            for body in bodies:
-                sent = time.perf_counter()
-                response = client.post(
-                    "/v1/runs/batch", content=body, headers={"Content-Type": "application/json"}
-                )
-                latencies.append(time.perf_counter() - sent)
-                if response.status_code != 201:
-                    raise RuntimeError(f"batch answered {response.status_code}: {response.text[:500]}")
-            seconds = time.perf_counter() - started
+            seconds, latencies = _post_batches(client, bodies)
+    except (httpx.HTTPError, RuntimeError) as error:
+        raise RuntimeError(f"{error}\n--- redline serve log ---\n{_tail(log)}") from error
     finally:
         _stop(server)
         peak = rss.stop()
@@ -454,8 +470,11 @@ def bench_import(store: Store, runs: list[dict[str, Any]], jsonl: Path) -> Resul
     peak = rss.stop()
     if process.returncode != 0:
         raise RuntimeError(f"redline import failed:\n{output.decode()}")
+    reported = re.search(r"Imported \d+ runs .* in ([0-9.]+) s\.", output.decode())
     steps = sum(len(run["steps"]) for run in runs)
-    return _result(store, "import", len(runs), steps, seconds, [], peak)
+    return _result(
+        store, "import", len(runs), steps, seconds, [], peak, float(reported.group(1)) if reported else None
+    )
 
 
 # ------------------------------------------------------------------------------------------- printing
@@ -468,7 +487,7 @@ def _cell(value: float | None) -> str:
 def print_table(results: list[Result]) -> None:
     header = (
         "store", "path", "runs", "steps", "wall s", "runs/s", "steps/s", "p50 ms", "p99 ms", "peak RSS MiB",
-        "stored",
+        "cmd s", "stored",
     )  # fmt: skip
     rows = [
         (
@@ -482,6 +501,7 @@ def print_table(results: list[Result]) -> None:
             _cell(r.p50_ms),
             _cell(r.p99_ms),
             _cell(r.peak_rss_mib),
+            _cell(r.command_seconds),
             "ok" if r.verified else f"MISMATCH {r.stored_runs:,} runs / {r.stored_steps:,} steps",
         )
         for r in results

@@ -94,13 +94,14 @@ def test_create_a_batch_and_read_each_back(admin: Client, live_server: LiveServe
     assert admin.runs.get(answer["data"][0]["id"])["title"] == "redone"
 
 
-def test_erase_keeps_the_run_but_drops_its_content(admin: Client, live_server: LiveServer) -> None:
+def test_erase_keeps_the_run_but_blanks_its_content(admin: Client, live_server: LiveServer) -> None:
     created = admin.runs.create(make_run(live_server.project_id))
     erased = admin.runs.erase(created["id"])
     assert erased["id"] == created["id"]
     assert erased["status"] == "completed"
     assert "erasedAt" in erased
-    assert erased["steps"] == []
+    assert [step["content"] for step in erased["steps"]] == ["", "", "", ""]
+    assert "toolInput" not in erased["steps"][1]
     assert "input" not in admin.runs.get(created["id"])
 
 

@@ -31,6 +31,12 @@ class CliContext:
             )
         return self._database
 
+    def close(self) -> None:
+        """Give the store's connections back when the command ends, rather than at interpreter exit."""
+        if self._database is not None:
+            self._database.dispose()
+            self._database = None
+
     def ready_database(self) -> Database:
         """The database migrated to head and with its first workspace, whichever command runs first.
 

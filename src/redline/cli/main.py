@@ -31,6 +31,7 @@ def cli(ctx: click.Context, database_url: str | None) -> None:
     variable (see docs/configuration.md); a flag wins over the variable.
     """
     ctx.obj = CliContext(overrides={"database_url": database_url} if database_url else {})
+    ctx.call_on_close(ctx.obj.close)
     if ctx.invoked_subcommand is None:
         ctx.invoke(serve)
 

@@ -1,0 +1,244 @@
+"""The `redline` command, run through click's runner against a fresh store on each backend."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from redline.cli.main import cli
+from redline.db import Database
+from redline.identity import service as identity
+from redline.traces import service as traces
+
+TOKEN_LINE = re.compile(r"Admin token \(shown once, keep it safe\): (\S+)")
+
+
+def invoke(database_url: str, *args: str, env: dict[str, str] | None = None) -> Result:
+    result = CliRunner(env=env).invoke(cli, ["--database-url", database_url, *args], catch_exceptions=False)
+    return result
+
+
+def ok(database_url: str, *args: str, env: dict[str, str] | None = None) -> str:
+    result = invoke(database_url, *args, env=env)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_first_start_prints_the_admin_token_once(database_url: str, db: Database) -> None:
+    first = ok(database_url, "db", "upgrade")
+    match = TOKEN_LINE.search(first)
+    assert match, first
+    assert 'project "default"' in first
+    second = ok(database_url, "db", "upgrade")
+    assert "Admin token" not in second
+    with db.read() as session:
+        actor, _ = identity.authenticate(session, match.group(1))
+    assert actor.workspace_admin
+    assert actor.reviewer_role == "admin"
+
+
+def test_headless_first_start_uses_the_given_token(database_url: str, db: Database) -> None:
+    secret = "init-token-for-automation-0001"
+    output = ok(
+        database_url, "db", "upgrade", env={"REDLINE_INIT_ADMIN_TOKEN": secret, "REDLINE_INIT_PROJECT": "ops"}
+    )
+    assert secret not in output
+    assert "REDLINE_INIT_ADMIN_TOKEN" in output
+    assert 'project "ops"' in output
+    with db.read() as session:
+        actor, _ = identity.authenticate(session, secret)
+    assert actor.name == "admin"
+    later = ok(database_url, "db", "upgrade", env={"REDLINE_INIT_ADMIN_TOKEN": "another-token-ignored-0002"})
+    assert "First start" not in later
+
+
+def test_users_tokens_projects_and_members(database_url: str, db: Database) -> None:
+    ok(database_url, "db", "upgrade")
+    assert "Created user ann" in ok(database_url, "users", "create", "ann", "--reviewer-role", "senior")
+    assert "Created service ci" in ok(database_url, "users", "create", "ci", "--kind", "service")
+    listing = ok(database_url, "users", "list")
+    assert re.search(r"ann\s+user\s+senior", listing)
+    assert re.search(r"ci\s+service\s+-", listing)
+    made = ok(database_url, "tokens", "create", "--user", "ci", "--name", "deploy")
+    secret = made.strip().splitlines()[-1]
+    token_id = made.split()[1]
+    assert secret.startswith("rl_")
+    tokens = ok(database_url, "tokens", "list", "--user", "ci")
+    assert secret[:11] in tokens and secret not in tokens
+    ok(database_url, "projects", "create", "billing")
+    assert "billing" in ok(database_url, "projects", "list")
+    assert "ci is write in billing." in ok(
+        database_url, "members", "add", "--project", "billing", "--user", "ci", "--role", "write"
+    )
+    with db.read() as session:
+        actor, _ = identity.authenticate(session, secret)
+        assert [(p.name, role) for p, role in identity.visible_projects(session, actor)] == [
+            ("billing", "write")
+        ]
+    ok(database_url, "members", "remove", "--project", "billing", "--user", "ci")
+    assert "Revoked token" in ok(database_url, "tokens", "revoke", token_id)
+    with db.read() as session, pytest.raises(Exception, match="revoked"):
+        identity.authenticate(session, secret)
+
+
+def test_errors_are_sentences_not_tracebacks(database_url: str) -> None:
+    ok(database_url, "db", "upgrade")
+    taken = invoke(database_url, "projects", "create", "default")
+    assert taken.exit_code == 1
+    assert 'Error: The project name "default" is taken in this workspace.' in taken.output
+    missing = invoke(database_url, "members", "add", "--project", "nope", "--user", "admin", "--role", "read")
+    assert missing.exit_code == 1
+    assert 'No project "nope".' in missing.output
+    assert invoke(database_url, "tokens", "revoke", "xyz").exit_code == 2
+
+
+def test_demo_seeds_and_is_repeatable(database_url: str, db: Database) -> None:
+    assert "Demo: 200 support-agent runs" in ok(database_url, "demo")
+    again = ok(database_url, "demo")
+    assert "(200 replaced)" in again
+    with db.read() as session:
+        actor = identity.operator(session)
+        page = traces.list_runs(session, actor, traces.RunFilters(), limit=200)
+    assert len(page.items) == 200
+    assert page.next_cursor is None
+    assert {view.agent_name for view in page.items} == {"support-agent"}
+    ok(database_url, "agents", "pin", "support-agent", "--project", "default", "--version", "v2")
+    assert re.search(r"support-agent\s+v2", ok(database_url, "agents", "list", "--project", "default"))
+
+
+def test_import_each_format_and_export_round_trip(database_url: str, tmp_path: Path, db: Database) -> None:
+    ok(database_url, "db", "upgrade")
+    openai = tmp_path / "openai.jsonl"
+    openai.write_text(
+        "\n".join(
+            [
+                json.dumps(
+                    {
+                        "id": "o1",
+                        "messages": [
+                            {"role": "user", "content": "hi"},
+                            {"role": "assistant", "content": "hello"},
+                        ],
+                    }
+                ),
+                json.dumps({"id": "o2", "messages": []}),
+                json.dumps(
+                    {
+                        "id": "o3",
+                        "messages": [
+                            {"role": "user", "content": "refund 1182"},
+                            {
+                                "role": "assistant",
+                                "content": None,
+                                "tool_calls": [
+                                    {
+                                        "id": "c1",
+                                        "type": "function",
+                                        "function": {
+                                            "name": "lookup_order",
+                                            "arguments": '{"order_id": "1182"}',
+                                        },
+                                    }
+                                ],
+                            },
+                            {"role": "tool", "tool_call_id": "c1", "content": '{"status": "delivered"}'},
+                        ],
+                    }
+                ),
+            ]
+        )
+    )
+    output = ok(database_url, "import", str(openai), "--project", "default")
+    assert "Imported 2 runs (5 steps) into default" in output
+    assert "Skipped 1:" in output
+    assert "record 2: trace has no steps" in output
+
+    anthropic = tmp_path / "anthropic.json"
+    anthropic.write_text(
+        json.dumps(
+            {
+                "id": "a1",
+                "system": "Be kind.",
+                "messages": [
+                    {"role": "user", "content": "refund 1182"},
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": "t1",
+                                "name": "lookup_order",
+                                "input": {"order_id": "1182"},
+                            }
+                        ],
+                    },
+                    {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "delivered"}],
+                    },
+                ],
+            }
+        )
+    )
+    assert "Imported 1 runs (4 steps)" in ok(
+        database_url, "import", str(anthropic), "--project", "default", "--format", "anthropic_messages"
+    )
+
+    exported = tmp_path / "runs.jsonl"
+    assert "Wrote 3 runs" in ok(
+        database_url, "export", "runs", "--project", "default", "--output", str(exported)
+    )
+    lines = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert sorted(line["externalId"] for line in lines) == ["a1", "o1", "o3"]
+    ok(database_url, "projects", "create", "copy")
+    assert "Imported 3 runs (9 steps) into copy" in ok(
+        database_url, "import", str(exported), "--project", "copy"
+    )
+    copied = tmp_path / "copy.jsonl"
+    ok(database_url, "export", "runs", "--project", "copy", "--output", str(copied))
+    copy_lines = [json.loads(line) for line in copied.read_text().splitlines()]
+    strip = lambda rows: sorted(({k: v for k, v in r.items() if k != "projectId"} for r in rows), key=str)  # noqa: E731
+    assert strip(copy_lines) == strip(lines)
+
+
+def test_import_refuses_unknown_content(database_url: str, tmp_path: Path) -> None:
+    ok(database_url, "db", "upgrade")
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello world\n")
+    result = invoke(database_url, "import", str(junk), "--project", "default")
+    assert result.exit_code == 1
+    assert (
+        "could not detect the trace format; tried: native, openai_chat, anthropic_messages" in result.output
+    )
+
+
+def test_db_check_agrees(database_url: str) -> None:
+    assert "Models and migrations agree." in ok(database_url, "db", "check")
+    assert "Models and migrations agree." in ok(database_url, "db", "check", "--in-place")
+
+
+def test_every_command_has_help() -> None:
+    runner = CliRunner()
+    for args in (
+        [],
+        ["serve"],
+        ["demo"],
+        ["db"],
+        ["db", "upgrade"],
+        ["db", "check"],
+        ["users", "create"],
+        ["tokens", "create"],
+        ["tokens", "revoke"],
+        ["projects", "create"],
+        ["members", "add"],
+        ["import"],
+        ["export", "runs"],
+        ["agents", "pin"],
+    ):
+        result = runner.invoke(cli, [*args, "--help"])
+        assert result.exit_code == 0, args
+        assert "Usage:" in result.output

@@ -1,0 +1,83 @@
+"""`redline serve` as a user starts it: a real process, a real port, the printed token working."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+
+TOKEN_LINE = re.compile(r"Admin token \(shown once, keep it safe\): (\S+)")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serving(database_url: str, *args: str) -> Iterator[tuple[str, list[str]]]:
+    """Run `redline serve` until the block ends; yields its base URL and the lines it printed so far."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "REDLINE_DATABASE_URL": database_url,
+        "REDLINE_PORT": str(port),
+        "REDLINE_LOG_LEVEL": "warning",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "redline", "serve", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    lines: list[str] = []
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                raise AssertionError(f"serve exited early:\n{''.join(lines)}")
+            lines.append(line)
+            if line.startswith("Serving on"):
+                break
+        for _ in range(100):
+            try:
+                if httpx.get(f"{base}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield base, lines
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def test_serve_first_start_then_restart(database_url: str) -> None:
+    with serving(database_url, "--demo") as (base, lines):
+        output = "".join(lines)
+        assert f"Store: {database_url}" in output
+        match = TOKEN_LINE.search(output)
+        assert match, output
+        headers = {"Authorization": f"Bearer {match.group(1)}"}
+        me = httpx.get(f"{base}/v1/me", headers=headers)
+        assert me.json()["name"] == "admin"
+        runs = httpx.get(f"{base}/v1/runs", params={"limit": 200}, headers=headers).json()
+        assert len(runs["data"]) == 200
+        assert httpx.get(f"{base}/v1/runs").status_code == 401
+    with serving(database_url) as (base, lines):
+        assert "Admin token" not in "".join(lines)
+        assert httpx.get(f"{base}/v1/me", headers=headers).status_code == 200
