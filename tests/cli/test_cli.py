@@ -68,7 +68,8 @@ def test_users_tokens_projects_and_members(database_url: str, db: Database) -> N
     token_id = made.split()[1]
     assert secret.startswith("rl_")
     tokens = ok(database_url, "tokens", "list", "--user", "ci")
-    assert secret[:11] in tokens and secret not in tokens
+    assert secret[:11] in tokens
+    assert secret not in tokens
     ok(database_url, "projects", "create", "billing")
     assert "billing" in ok(database_url, "projects", "list")
     assert "ci is write in billing." in ok(
@@ -201,8 +202,11 @@ def test_import_each_format_and_export_round_trip(database_url: str, tmp_path: P
     copied = tmp_path / "copy.jsonl"
     ok(database_url, "export", "runs", "--project", "copy", "--output", str(copied))
     copy_lines = [json.loads(line) for line in copied.read_text().splitlines()]
-    strip = lambda rows: sorted(({k: v for k, v in r.items() if k != "projectId"} for r in rows), key=str)  # noqa: E731
-    assert strip(copy_lines) == strip(lines)
+    assert _without_project(copy_lines) == _without_project(lines)
+
+
+def _without_project(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    return sorted(({k: v for k, v in row.items() if k != "projectId"} for row in rows), key=str)
 
 
 def test_import_refuses_unknown_content(database_url: str, tmp_path: Path) -> None:

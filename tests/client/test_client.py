@@ -238,10 +238,13 @@ def test_a_missing_run_is_not_found(admin: Client) -> None:
     assert error.details == {"id": missing}
     assert missing in error.message
     assert error.request_id
-    # An id that is not even a UUID names nothing either, and can't escape its path segment.
+    # An id that is not even a UUID names nothing either.
     with pytest.raises(NotFoundError) as caught:
-        admin.runs.get("../projects")
+        admin.runs.get("not-a-uuid")
     assert caught.value.kind == "run"
+    # An id is one path segment: "../projects" can't turn the request into GET /v1/projects.
+    with pytest.raises(NotFoundError):
+        admin.runs.get("../projects")
 
 
 def test_bad_input_names_the_field(admin: Client, live_server: LiveServer) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -13,7 +13,15 @@ from sqlalchemy.orm import Session
 from redline.cli.context import CliContext, fail, pass_context
 from redline.errors import RedlineError
 from redline.identity import service as identity
-from redline.identity.service import PRINCIPAL_KINDS, PROJECT_ROLES, REVIEWER_ROLES, Actor
+from redline.identity.service import (
+    PRINCIPAL_KINDS,
+    PROJECT_ROLES,
+    REVIEWER_ROLES,
+    Actor,
+    PrincipalKind,
+    ProjectRole,
+    ReviewerRole,
+)
 from redline.traces import service as traces
 
 T = TypeVar("T")
@@ -29,7 +37,7 @@ def _as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Sess
         raise fail(error) from error
 
 
-def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> None:
+def _table(rows: Sequence[tuple[str, ...]], header: tuple[str, ...]) -> None:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
@@ -54,7 +62,11 @@ def users() -> None:
 @click.option("--workspace-admin", is_flag=True, help="May manage projects, users and every project's data.")
 @pass_context
 def create_user(
-    context: CliContext, name: str, kind: str, reviewer_role: str | None, workspace_admin: bool
+    context: CliContext,
+    name: str,
+    kind: PrincipalKind,
+    reviewer_role: ReviewerRole | None,
+    workspace_admin: bool,
 ) -> None:
     """Add a user or a service named NAME."""
     with _as_operator(context) as (session, actor):
@@ -63,7 +75,7 @@ def create_user(
             actor,
             name=name,
             kind=kind,
-            reviewer_role=reviewer_role,  # type: ignore[arg-type]
+            reviewer_role=reviewer_role,
             workspace_admin=workspace_admin,
         )
         click.echo(f"Created {principal.kind} {principal.name} ({principal.id}).")
@@ -172,12 +184,12 @@ def members() -> None:
 @click.option("--user", "user", required=True, help="User or service name or id.")
 @click.option("--role", type=click.Choice(PROJECT_ROLES), required=True)
 @pass_context
-def add_member(context: CliContext, project: str, user: str, role: str) -> None:
+def add_member(context: CliContext, project: str, user: str, role: ProjectRole) -> None:
     """Give a user a role in a project (or change the role it has)."""
     with _as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         principal = identity.find_user(session, actor, user)
-        identity.set_member(session, actor, target.id, principal.id, role)  # type: ignore[arg-type]
+        identity.set_member(session, actor, target.id, principal.id, role)
         click.echo(f"{principal.name} is {role} in {target.name}.")
 
 

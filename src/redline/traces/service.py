@@ -10,9 +10,9 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from redline.db import insert_ignoring_conflicts, utcnow
@@ -80,7 +80,7 @@ def _register_producers(
         return {}
     rows = [{"id": uuid.uuid4(), "project_id": p, "name": n, "created_at": utcnow()} for p, n in wanted]
     dialect = session.get_bind().dialect.name
-    session.execute(insert_ignoring_conflicts(model.__table__, dialect), rows)
+    session.execute(insert_ignoring_conflicts(cast(Table, model.__table__), dialect), rows)
     found: dict[tuple[uuid.UUID, str], uuid.UUID] = {}
     names = sorted({n for _, n in wanted})
     for chunk in _chunks(names):
@@ -237,13 +237,13 @@ def _write(
     step_rows: list[dict[str, Any]],
     span_rows: list[dict[str, Any]],
 ) -> None:
-    traces, steps, spans = Trace.__table__, Step.__table__, Span.__table__
+    traces, steps, spans = (cast(Table, model.__table__) for model in (Trace, Step, Span))
     if replaced_traces:
         replaced_ids = [row["b_id"] for row in replaced_traces]
         for chunk in _chunks(replaced_ids):
             session.execute(delete(steps).where(steps.c.trace_id.in_(chunk)))
             session.execute(delete(spans).where(spans.c.trace_id.in_(chunk)))
-        values = {key: bindparam(key) for key in replaced_traces[0] if key != "b_id"}
+        values: dict[str, Any] = {key: bindparam(key) for key in replaced_traces[0] if key != "b_id"}
         session.execute(
             update(traces).where(traces.c.id == bindparam("b_id")).values(values), replaced_traces
         )
@@ -307,7 +307,7 @@ def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     return _full_view(session, _readable_trace(session, actor, run_id, "read"))
 
 
-def _filtered(actor_projects: list[uuid.UUID], filters: RunFilters) -> Select[tuple[Trace]]:
+def _filtered(actor_projects: list[uuid.UUID], filters: RunFilters) -> Select[Trace]:
     query = select(Trace).where(Trace.project_id.in_(actor_projects))
     if filters.agent_id:
         query = query.where(Trace.agent_id == filters.agent_id)
