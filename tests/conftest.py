@@ -47,7 +47,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def _worker() -> str:
-    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+    """A name for this test process: unique across concurrent pytest sessions, not only xdist workers."""
+    return f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_{os.getpid()}"
 
 
 def _postgres_admin() -> Engine:

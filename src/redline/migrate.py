@@ -26,6 +26,12 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         command.upgrade(_config(connection), revision)
 
 
+def downgrade(engine: Engine, revision: str) -> None:
+    """Take the schema back to `revision` ("base" for empty): how a release is rolled back."""
+    with engine.begin() as connection:
+        command.downgrade(_config(connection), revision)
+
+
 def revision(engine: Engine, message: str) -> None:
     """Write a new migration from the difference between the models and the schema (developers only)."""
     with engine.begin() as connection:

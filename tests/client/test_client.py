@@ -130,13 +130,12 @@ def test_list_follows_cursors_newest_first(admin: Client, live_server: LiveServe
     assert [run["id"] for page in pages for run in page.data] == newest_first
 
 
-def test_list_is_lazy(admin: Client, live_server: LiveServer) -> None:
-    admin.runs.create_batch([make_run(live_server.project_id) for _ in range(3)])
-    runs = admin.runs.list(limit=1)
-    first = next(runs)
-    assert first["projectId"] == live_server.project_id
-    # Nothing more was fetched; the generator still reaches the rest when asked.
-    assert len([first, *runs]) == 3
+def test_list_walks_runs_that_started_at_the_same_time(admin: Client, live_server: LiveServer) -> None:
+    # One batch without startedAt: all three share the server's clock, so the id breaks the tie.
+    answer = admin.runs.create_batch([make_run(live_server.project_id) for _ in range(3)])
+    listed = [run["id"] for run in admin.runs.list(limit=1)]
+    assert sorted(listed) == sorted(item["id"] for item in answer["data"])
+    assert listed == sorted(listed, reverse=True)
 
 
 def test_list_filters(admin: Client, live_server: LiveServer) -> None:
@@ -451,3 +450,26 @@ def test_a_body_that_is_not_json_is_a_server_error() -> None:
         pytest.raises(ServerError),
     ):
         client.me()
+
+
+def test_list_fetches_a_page_only_when_iteration_reaches_it() -> None:
+    cursors: list[str | None] = []
+    pages = {
+        None: {"data": [{"id": "a"}, {"id": "b"}], "hasMore": True, "nextCursor": "c1"},
+        "c1": {"data": [{"id": "c"}], "hasMore": True, "nextCursor": "c2"},
+        "c2": {"data": [{"id": "d"}], "hasMore": False},
+    }
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        cursor = request.url.params.get("cursor")
+        cursors.append(cursor)
+        return httpx.Response(200, json=pages[cursor])
+
+    with mock_client(handler) as client:
+        runs = client.runs.list(agent="support", limit=2)
+        assert cursors == []
+        assert next(runs) == {"id": "a"}
+        assert next(runs) == {"id": "b"}
+        assert cursors == [None]
+        assert [run["id"] for run in runs] == ["c", "d"]
+        assert cursors == [None, "c1", "c2"]

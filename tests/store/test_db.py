@@ -1,0 +1,111 @@
+"""The store's own rules: SQLite pragmas, write locking, UTC times, and reversible migrations."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import inspect, text
+
+from redline import migrate
+from redline.db import Database, UTCDateTime, make_engine
+from redline.identity import service as identity
+from redline.traces import service as traces
+from redline.traces.schemas import RunIn, StepIn
+from tests.conftest import bootstrap_admin
+
+
+def test_sqlite_connections_get_the_pragmas(tmp_path: object) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path}/pragmas.db", sqlite_busy_timeout_ms=1234)
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 1234
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+    engine.dispose()
+
+
+def test_writes_begin_immediate_on_sqlite(tmp_path: object) -> None:
+    """A write transaction holds the write lock from its start, so a second writer waits, then fails."""
+    engine = make_engine(f"sqlite:///{tmp_path}/lock.db", sqlite_busy_timeout_ms=50)
+    database = Database(engine)
+    migrate.upgrade(engine)
+    with database.write() as first:
+        first.execute(text("SELECT 1"))
+        with pytest.raises(Exception, match="locked"), database.write() as second:
+            second.execute(text("SELECT 1"))
+        with database.read() as reader:
+            assert reader.execute(text("SELECT count(*) FROM traces")).scalar() == 0
+    engine.dispose()
+
+
+def test_concurrent_writers_all_succeed(db: Database) -> None:
+    first = bootstrap_admin(db)
+    errors: list[BaseException] = []
+
+    def write(worker: int) -> None:
+        try:
+            for batch in range(5):
+                run = RunIn(
+                    project_id=first.project.id,
+                    external_id=f"w{worker}-{batch}",
+                    agent=f"agent-{batch % 2}",
+                    status="completed",
+                    steps=[StepIn(role="user", content="hi")],
+                )
+                with db.write() as session:
+                    traces.ingest_runs(session, identity.operator(session), [run])
+        except BaseException as error:  # the assertion below reports it
+            errors.append(error)
+
+    threads = [threading.Thread(target=write, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with db.read() as session:
+        assert session.execute(text("SELECT count(*) FROM traces")).scalar() == 20
+        assert session.execute(text("SELECT count(*) FROM agents")).scalar() == 2
+
+
+def test_times_come_back_in_utc(db: Database) -> None:
+    first = bootstrap_admin(db)
+    started = datetime(2026, 11, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    with db.write() as session:
+        [stored] = traces.ingest_runs(
+            session,
+            identity.operator(session),
+            [RunIn(project_id=first.project.id, status="completed", started_at=started)],
+        )
+    with db.read() as session:
+        view = traces.get_run(session, identity.operator(session), stored.id)
+    assert view.trace.started_at == started
+    assert view.trace.started_at.tzinfo == UTC
+
+
+def test_naive_times_are_refused() -> None:
+    with pytest.raises(ValueError, match="timezone"):
+        UTCDateTime().process_bind_param(datetime(2026, 1, 1), make_engine("sqlite://").dialect)  # noqa: DTZ001
+
+
+def test_migrations_go_down_and_up_again(database_url: str) -> None:
+    engine = make_engine(database_url)
+    migrate.downgrade(engine, "base")
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    migrate.upgrade(engine)
+    assert {"traces", "steps", "spans", "tokens"} <= set(inspect(engine).get_table_names())
+    assert migrate.drift(engine) == []
+    engine.dispose()
+
+
+def test_foreign_keys_are_enforced(db: Database) -> None:
+    with pytest.raises(Exception, match=r"(?i)foreign key"), db.write() as session:
+        session.execute(
+            text(
+                "INSERT INTO steps (id, trace_id, \"index\", role, content) VALUES (:id, :trace, 0, 'user', '')"
+            ),
+            {"id": uuid.uuid4().hex, "trace": uuid.uuid4().hex},
+        )
