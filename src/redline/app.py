@@ -21,15 +21,16 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = database is None
-        app.state.database = database or Database(
+        if database is not None:
+            yield
+            return
+        app.state.database = Database(
             make_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
         )
         try:
             yield
         finally:
-            if owned:
-                app.state.database.dispose()
+            app.state.database.dispose()
 
     app = FastAPI(
         title="Redline",
@@ -38,6 +39,8 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    if database is not None:
+        app.state.database = database
     install_error_handlers(app)
     for router in (runs.router, identity.router, agents.router):
         app.include_router(router)

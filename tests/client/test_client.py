@@ -267,7 +267,7 @@ def test_bad_input_names_the_field(admin: Client, live_server: LiveServer) -> No
     assert "bogus" in caught.value.message
 
     with pytest.raises(InvalidRequestError) as caught:
-        list(admin.runs.list(since=datetime(2025, 1, 1)))  # no timezone: refused
+        list(admin.runs.list(since=datetime(2025, 1, 1)))  # noqa: DTZ001 - no timezone: refused
     assert caught.value.details == {"field": "since"}
 
 

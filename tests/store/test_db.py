@@ -105,7 +105,8 @@ def test_foreign_keys_are_enforced(db: Database) -> None:
     with pytest.raises(Exception, match=r"(?i)foreign key"), db.write() as session:
         session.execute(
             text(
-                "INSERT INTO steps (id, trace_id, \"index\", role, content) VALUES (:id, :trace, 0, 'user', '')"
+                'INSERT INTO steps (id, trace_id, "index", role, content) '
+                "VALUES (:id, :trace, 0, 'user', '')"
             ),
             {"id": uuid.uuid4().hex, "trace": uuid.uuid4().hex},
         )

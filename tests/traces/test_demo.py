@@ -130,7 +130,7 @@ def test_now_moves_the_window() -> None:
 
 def test_naive_now_is_refused() -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
-        demo_runs(PROJECT, count=1, now=datetime(2026, 1, 1))
+        demo_runs(PROJECT, count=1, now=datetime(2026, 1, 1))  # noqa: DTZ001 - naive on purpose
 
 
 def test_spans_hang_off_one_agent_span(runs: list[RunIn]) -> None:

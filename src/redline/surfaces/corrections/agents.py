@@ -9,13 +9,14 @@ from fastapi import APIRouter, Depends
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.surfaces.auth import current_actor, database
+from redline.surfaces.corrections.openapi import ERROR_RESPONSES
 from redline.surfaces.corrections.wire import path_id, project_id
 from redline.surfaces.responses import JSONBody
 from redline.traces import service as traces
 from redline.traces.models import Agent
 from redline.traces.schemas import PinIn
 
-router = APIRouter(prefix="/v1", tags=["agents"])
+router = APIRouter(prefix="/v1", tags=["agents"], responses=ERROR_RESPONSES)
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]

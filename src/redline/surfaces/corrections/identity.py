@@ -14,11 +14,12 @@ from redline.identity.models import Membership, Principal, Project, Token
 from redline.identity.service import Actor, PrincipalKind, ProjectRole, ReviewerRole
 from redline.paging import DEFAULT_LIMIT, MAX_LIMIT, page_of_sorted
 from redline.surfaces.auth import current_actor, database
+from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
 from redline.surfaces.corrections.wire import page_body, path_id, project_id
 from redline.surfaces.responses import JSONBody
 from redline.traces.schemas import WireModel
 
-router = APIRouter(prefix="/v1", tags=["identity"])
+router = APIRouter(prefix="/v1", tags=["identity"], responses=ERROR_RESPONSES)
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
@@ -112,7 +113,9 @@ def list_projects(
     return JSONBody(page_body(page, [project_dict(project, role) for project, role in page.items]))
 
 
-@router.post("/projects", status_code=201, summary="Create a project (workspace admins)")
+@router.post(
+    "/projects", status_code=201, summary="Create a project (workspace admins)", responses=CONFLICT_RESPONSES
+)
 def create_project(body: ProjectIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
         project = identity.create_project(session, actor, body.name)
@@ -129,7 +132,12 @@ def list_users(
     return JSONBody(page_body(page, [user_dict(principal) for principal in page.items]))
 
 
-@router.post("/users", status_code=201, summary="Add a user or a service (workspace admins)")
+@router.post(
+    "/users",
+    status_code=201,
+    summary="Add a user or a service (workspace admins)",
+    responses=CONFLICT_RESPONSES,
+)
 def create_user(body: UserIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
         principal = identity.create_user(
