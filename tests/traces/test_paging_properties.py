@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
@@ -76,12 +77,8 @@ def test_a_batch_with_one_bad_run_writes_nothing(db: Database, size: int, data: 
     runs[bad] = runs[bad].model_copy(update={"agent": None, "agent_id": first.project.id})
     with db.read() as session:
         before = session.scalar(select(func.count()).select_from(Trace))
-    try:
-        with db.write() as session:
-            traces.ingest_runs(session, identity.operator(session), runs)
-    except Invalid as error:
-        assert error.details == {"index": bad, "field": "agentId"}
-    else:
-        raise AssertionError("the batch was accepted")
+    with pytest.raises(Invalid) as refused, db.write() as session:
+        traces.ingest_runs(session, identity.operator(session), runs)
+    assert refused.value.details == {"index": bad, "field": "agentId"}
     with db.read() as session:
         assert session.scalar(select(func.count()).select_from(Trace)) == before
