@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from redline.errors import Invalid
-from redline.traces.importers import anthropic_messages, native_format, openai_chat
+from redline.traces.importers import anthropic_messages, native, openai_chat
 from redline.traces.importers.base import ParsedRuns, Skipped
 from redline.traces.importers.registry import FORMATS, format_names, list_formats, parse_text
 from redline.traces.render import render_trace
@@ -51,7 +51,7 @@ NATIVE_RUN: dict[str, Any] = {
 
 
 def test_native_runs_import_into_the_given_project_whatever_project_they_name() -> None:
-    parsed = native_format.IMPORTER.parse(jsonl(NATIVE_RUN, {**NATIVE_RUN, "externalId": "t2"}), PROJECT)
+    parsed = native.IMPORTER.parse(jsonl(NATIVE_RUN, {**NATIVE_RUN, "externalId": "t2"}), PROJECT)
 
     assert parsed.skipped == []
     assert [run.project_id for run in parsed.runs] == [PROJECT, PROJECT]
@@ -63,7 +63,7 @@ def test_native_runs_import_into_the_given_project_whatever_project_they_name() 
 def test_native_runs_may_come_as_a_json_array_without_a_project() -> None:
     run = {key: value for key, value in NATIVE_RUN.items() if key != "projectId"}
 
-    parsed = native_format.IMPORTER.parse(json.dumps([run, run], indent=2), PROJECT)
+    parsed = native.IMPORTER.parse(json.dumps([run, run], indent=2), PROJECT)
 
     assert len(parsed.runs) == 2
     assert parsed.skipped == []
@@ -73,7 +73,7 @@ def test_a_native_record_that_fails_validation_is_skipped_with_where_and_why() -
     bad_steps = [*NATIVE_RUN["steps"][:2], {"role": "bot", "content": "beep"}]
     text = jsonl(NATIVE_RUN, {**NATIVE_RUN, "steps": bad_steps}, {**NATIVE_RUN, "status": "done"})
 
-    parsed = native_format.IMPORTER.parse(text, PROJECT)
+    parsed = native.IMPORTER.parse(text, PROJECT)
 
     assert len(parsed.runs) == 1
     assert parsed.skipped == [
@@ -83,7 +83,7 @@ def test_a_native_record_that_fails_validation_is_skipped_with_where_and_why() -
 
 
 def test_a_native_record_breaking_a_run_rule_is_skipped_with_the_rule() -> None:
-    parsed = native_format.IMPORTER.parse(jsonl({**NATIVE_RUN, "flow": "refunds"}), PROJECT)
+    parsed = native.IMPORTER.parse(jsonl({**NATIVE_RUN, "flow": "refunds"}), PROJECT)
 
     assert parsed.skipped == [Skipped(1, "a run comes from an agent or a flow, not both")]
 
@@ -91,7 +91,7 @@ def test_a_native_record_breaking_a_run_rule_is_skipped_with_the_rule() -> None:
 def test_lines_that_are_not_json_or_not_objects_are_skipped_by_line_number() -> None:
     text = json.dumps(NATIVE_RUN) + "\n\n{not json\n[1, 2]\n"
 
-    parsed = native_format.IMPORTER.parse(text, PROJECT)
+    parsed = native.IMPORTER.parse(text, PROJECT)
 
     assert len(parsed.runs) == 1
     assert parsed.skipped == [
@@ -113,7 +113,7 @@ def test_records_without_steps_or_with_only_system_steps_are_skipped() -> None:
         {"status": "running"},
     )
 
-    parsed = native_format.IMPORTER.parse(text, PROJECT)
+    parsed = native.IMPORTER.parse(text, PROJECT)
 
     assert parsed.runs == []
     assert parsed.skipped == [

@@ -12,8 +12,8 @@ from redline.cli.context import CliContext, fail, pass_context
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.traces import service as traces
-from redline.traces.importers.native import run_to_input_dict
 from redline.traces.importers.registry import format_names, parse_text
+from redline.traces.native import run_to_input_dict
 
 # Runs stored per transaction: large enough to amortise a commit, small enough to keep memory flat.
 IMPORT_CHUNK = 500

@@ -15,7 +15,7 @@ from redline.surfaces.corrections.openapi import ERROR_RESPONSES
 from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list, query_time
 from redline.surfaces.responses import JSONBody
 from redline.traces import service as traces
-from redline.traces.importers.native import run_to_dict
+from redline.traces.native import run_to_dict
 from redline.traces.schemas import RUN_STATUSES, RunBatchIn, RunIn
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=ERROR_RESPONSES)

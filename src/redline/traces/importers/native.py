@@ -1,102 +1,42 @@
-"""Redline's native format: the run object of `POST /v1/runs`, one JSON object per line.
+"""Redline's native format: the run object of `POST /v1/runs`, one per JSONL line (or a JSON array).
 
-`run_to_input_dict` is that object as posted (what `redline export runs` writes, so an export imports
-again as is); `run_to_dict` is the API's answer: the same plus the ids and times the server adds.
+This is what `redline export runs` writes, so an export of one project imports into another: the
+record's own `projectId` is replaced by the project being imported into.
 """
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
-from typing import Any
 
-from redline.traces.service import RunView
+from redline.traces.importers.base import Importer, ParsedRuns
+from redline.traces.importers.records import JSONObject, first_record, parse_records
+from redline.traces.schemas import RunIn
 
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+PROJECT_KEYS = ("projectId", "project_id")
 
 
-def _str(value: uuid.UUID | None) -> str | None:
-    return str(value) if value is not None else None
+def build_run(record: JSONObject, project_id: uuid.UUID) -> RunIn:
+    """The record validated as posted, in the importing project whatever project it names."""
+    data = {key: value for key, value in record.items() if key not in PROJECT_KEYS}
+    data["projectId"] = project_id
+    return RunIn.model_validate(data)
 
 
-def _omit_none(data: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in data.items() if value is not None}
+def looks_like_native(record: JSONObject) -> bool:
+    """Every run object has a status and usually steps; no chat format has either at its top level."""
+    return "status" in record or "steps" in record
 
 
-def run_to_input_dict(view: RunView, *, with_content: bool = True) -> dict[str, Any]:
-    """The run as a client posts it; agents and flows by name, so it imports into another project too."""
-    trace = view.trace
-    data: dict[str, Any] = _omit_none(
-        {
-            "projectId": str(trace.project_id),
-            "externalId": trace.external_id,
-            "agent": view.agent_name,
-            "flow": view.flow_name,
-            "agentVersion": trace.agent_version,
-            "versionSource": trace.version_source,
-            "status": trace.status,
-            "dryRun": trace.dry_run,
-            "title": trace.title,
-            "input": trace.input,
-            "output": trace.output,
-            "metadata": trace.meta,
-            "startedAt": _iso(trace.started_at),
-            "endedAt": _iso(trace.ended_at),
-        }
-    )
-    if with_content:
-        data["steps"] = [
-            _omit_none(
-                {
-                    "role": step.role,
-                    "content": step.content,
-                    "toolName": step.tool_name,
-                    "toolInput": step.tool_input,
-                    "toolCallId": step.tool_call_id,
-                    "metadata": step.meta,
-                }
-            )
-            for step in view.steps
-        ]
-        data["spans"] = [
-            _omit_none(
-                {
-                    "spanId": span.span_id,
-                    "parentSpanId": span.parent_span_id,
-                    "kind": span.kind,
-                    "name": span.name,
-                    "attributes": span.attributes,
-                    "startedAt": _iso(span.started_at),
-                    "endedAt": _iso(span.ended_at),
-                }
-            )
-            for span in view.spans
-        ]
-    return data
+class NativeImporter:
+    name = "native"
+    description = "Redline runs as POST /v1/runs takes them (and redline export writes them), one per line"
+
+    def detect(self, text: str) -> bool:
+        record = first_record(text)
+        return record is not None and looks_like_native(record)
+
+    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
+        return parse_records(text, project_id, build_run)
 
 
-def run_to_dict(view: RunView, *, with_content: bool = True) -> dict[str, Any]:
-    """The run as the API answers it: ids, step ids and indexes, counts and server times added."""
-    trace = view.trace
-    data = run_to_input_dict(view, with_content=with_content)
-    data.update(
-        _omit_none(
-            {
-                "id": str(trace.id),
-                "agentId": _str(trace.agent_id),
-                "flowId": _str(trace.flow_id),
-                "sourceFormat": trace.source_format,
-                "stepCount": trace.step_count,
-                "createdAt": _iso(trace.created_at),
-                "updatedAt": _iso(trace.updated_at),
-                "erasedAt": _iso(trace.erased_at),
-            }
-        )
-    )
-    if with_content:
-        for step_dict, step in zip(data["steps"], view.steps, strict=True):
-            step_dict["id"] = str(step.id)
-            step_dict["index"] = step.index
-    return data
+IMPORTER: Importer = NativeImporter()

@@ -11,11 +11,11 @@ from __future__ import annotations
 import uuid
 
 from redline.errors import Invalid
-from redline.traces.importers import anthropic_messages, native_format, openai_chat
+from redline.traces.importers import anthropic_messages, native, openai_chat
 from redline.traces.importers.base import Importer, ParsedRuns
 
 AUTO = "auto"
-FORMATS: tuple[Importer, ...] = (native_format.IMPORTER, openai_chat.IMPORTER, anthropic_messages.IMPORTER)
+FORMATS: tuple[Importer, ...] = (native.IMPORTER, openai_chat.IMPORTER, anthropic_messages.IMPORTER)
 _BY_NAME: dict[str, Importer] = {importer.name: importer for importer in FORMATS}
 
 
