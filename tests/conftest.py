@@ -23,6 +23,7 @@ from redline.app import create_app
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity
+from tests.samples import make_run
 
 POSTGRES_ADMIN_URL = os.environ.get(
     "REDLINE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -144,28 +145,7 @@ class Harness:
 
     def run(self, **fields: Any) -> dict[str, Any]:
         """A valid run object for the harness's project, with `fields` laid over it."""
-        return {
-            "projectId": self.project_id,
-            "agent": "support-agent",
-            "agentVersion": "v1",
-            "status": "completed",
-            "input": {"message": "I want a refund for order 1182"},
-            "output": {"answer": "Your order was delivered on May 3."},
-            "steps": [
-                {"role": "system", "content": "You are a support agent."},
-                {"role": "user", "content": "I want a refund for order 1182"},
-                {
-                    "role": "assistant",
-                    "content": "",
-                    "toolName": "lookup_order",
-                    "toolInput": {"order_id": "1182"},
-                    "toolCallId": "call_1",
-                },
-                {"role": "tool", "content": '{"status": "delivered"}', "toolCallId": "call_1"},
-                {"role": "assistant", "content": "Your order was delivered on May 3."},
-            ],
-            **fields,
-        }
+        return make_run(self.project_id, **fields)
 
 
 def bootstrap_admin(db: Database) -> identity.Bootstrap:

@@ -24,33 +24,9 @@ from redline.client import (
     ServerError,
 )
 from tests.client.conftest import LiveServer
+from tests.samples import make_run
 
 START = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
-
-
-def make_run(project_id: str, **fields: Any) -> dict[str, Any]:
-    """A valid run object for the project, with `fields` laid over it."""
-    return {
-        "projectId": project_id,
-        "agent": "support-agent",
-        "agentVersion": "v1",
-        "status": "completed",
-        "input": {"message": "I want a refund for order 1182"},
-        "output": {"answer": "Your order was delivered on May 3."},
-        "steps": [
-            {"role": "user", "content": "I want a refund for order 1182"},
-            {
-                "role": "assistant",
-                "content": "",
-                "toolName": "lookup_order",
-                "toolInput": {"order_id": "1182"},
-                "toolCallId": "call_1",
-            },
-            {"role": "tool", "content": '{"status": "delivered"}', "toolCallId": "call_1"},
-            {"role": "assistant", "content": "Your order was delivered on May 3."},
-        ],
-        **fields,
-    }
 
 
 def new_caller(admin: Client, live_server: LiveServer, name: str, role: str | None) -> Client:
@@ -70,9 +46,9 @@ def test_create_one_run_and_read_it_back(admin: Client, live_server: LiveServer)
     )
     assert created["externalId"] == "ext-1"
     assert created["agent"] == "support-agent"
-    assert created["stepCount"] == 4
-    assert [step["index"] for step in created["steps"]] == [0, 1, 2, 3]
-    assert created["steps"][1]["toolInput"] == {"order_id": "1182"}
+    assert created["stepCount"] == 5
+    assert [step["index"] for step in created["steps"]] == [0, 1, 2, 3, 4]
+    assert created["steps"][2]["toolInput"] == {"order_id": "1182"}
     assert datetime.fromisoformat(created["startedAt"]) == START
     assert admin.runs.get(created["id"]) == created
 
@@ -87,7 +63,7 @@ def test_create_a_batch_and_read_each_back(admin: Client, live_server: LiveServe
         fetched = admin.runs.get(item["id"])
         assert fetched["title"] == f"run {i}"
         assert fetched["agentId"] == item["agentId"]
-        assert len(fetched["steps"]) == item["stepCount"] == 4
+        assert len(fetched["steps"]) == item["stepCount"] == 5
     # Sending an external id again replaces that run rather than adding one.
     again = admin.runs.create_batch([make_run(live_server.project_id, externalId="batch-0", title="redone")])
     assert again["data"][0] == {**answer["data"][0], "replaced": True}
@@ -100,7 +76,7 @@ def test_erase_keeps_the_run_but_blanks_its_content(admin: Client, live_server: 
     assert erased["id"] == created["id"]
     assert erased["status"] == "completed"
     assert "erasedAt" in erased
-    assert [step["content"] for step in erased["steps"]] == ["", "", "", ""]
+    assert [step["content"] for step in erased["steps"]] == [""] * 5
     assert "toolInput" not in erased["steps"][1]
     assert "input" not in admin.runs.get(created["id"])
 

@@ -13,6 +13,7 @@ from redline.traces.importers import anthropic_messages, native, openai_chat
 from redline.traces.importers.base import ParsedRuns, Skipped
 from redline.traces.importers.registry import FORMATS, format_names, list_formats, parse_text
 from redline.traces.render import render_trace
+from tests.samples import make_run
 
 PROJECT = uuid.UUID("11111111-1111-4111-8111-111111111111")
 OTHER_PROJECT = "22222222-2222-4222-8222-222222222222"
@@ -29,25 +30,7 @@ def steps_of(parsed: ParsedRuns, run: int = 0) -> list[dict[str, Any]]:
 
 # -- native ----------------------------------------------------------------------------------------------
 
-NATIVE_RUN: dict[str, Any] = {
-    "projectId": OTHER_PROJECT,
-    "externalId": "ticket-1182",
-    "agent": "support-agent",
-    "status": "completed",
-    "steps": [
-        {"role": "system", "content": "You are a support agent."},
-        {"role": "user", "content": "I want a refund for order 1182"},
-        {
-            "role": "assistant",
-            "content": "",
-            "toolName": "lookup_order",
-            "toolInput": {"order_id": "1182"},
-            "toolCallId": "call_1",
-        },
-        {"role": "tool", "content": '{"status": "delivered"}', "toolCallId": "call_1"},
-        {"role": "assistant", "content": "Your order was delivered on May 3."},
-    ],
-}
+NATIVE_RUN: dict[str, Any] = make_run(OTHER_PROJECT, externalId="ticket-1182")
 
 
 def test_native_runs_import_into_the_given_project_whatever_project_they_name() -> None:

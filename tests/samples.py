@@ -1,0 +1,33 @@
+"""Sample data the tests share: one small, realistic support-agent run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+REFUND_STEPS: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a support agent."},
+    {"role": "user", "content": "I want a refund for order 1182"},
+    {
+        "role": "assistant",
+        "content": "",
+        "toolName": "lookup_order",
+        "toolInput": {"order_id": "1182"},
+        "toolCallId": "call_1",
+    },
+    {"role": "tool", "content": '{"status": "delivered"}', "toolCallId": "call_1"},
+    {"role": "assistant", "content": "Your order was delivered on May 3."},
+]
+
+
+def make_run(project_id: str, **fields: Any) -> dict[str, Any]:
+    """A valid run (steps: system, user, tool call, tool result, answer), with `fields` laid over it."""
+    return {
+        "projectId": project_id,
+        "agent": "support-agent",
+        "agentVersion": "v1",
+        "status": "completed",
+        "input": {"message": "I want a refund for order 1182"},
+        "output": {"answer": "Your order was delivered on May 3."},
+        "steps": [dict(step) for step in REFUND_STEPS],
+        **fields,
+    }
