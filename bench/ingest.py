@@ -1,8 +1,8 @@
 """Ingest throughput: the batch API and `redline import`, on SQLite and on PostgreSQL.
 
 Each path runs against a fresh store and a real `redline` process, so the figures include what a
-deployment pays (HTTP, JSON, validation, the inserts, the commit) and nothing the bench process does.
-Runs are generated once, deterministically (random.Random(0)), so two invocations post the same bytes.
+deployment pays (HTTP, JSON, validation, the inserts, the commit); generating and serialising the runs
+happen before any clock starts. Runs come from random.Random(0), so two invocations post the same bytes.
 
     python bench/ingest.py                        # 10,000 runs x 20 steps, both stores, both paths
     python bench/ingest.py --runs 2000 --store sqlite --json
@@ -106,11 +106,11 @@ def _tool_call(rng: random.Random) -> tuple[str, dict[str, Any]]:
 
 def _fill(rng: random.Random, opening: str, pool: list[str], size: int = STEP_CONTENT_BYTES) -> str:
     """About `size` bytes of text: steps of a real support chat are paragraphs, not one-liners."""
-    parts = [opening]
+    parts = [opening] if opening else []
     length = len(opening)
     while length < size:
         sentence = rng.choice(pool)
-        if sentence == parts[-1]:
+        if parts and sentence == parts[-1]:
             continue
         parts.append(sentence)
         length += len(sentence) + 1
@@ -208,6 +208,8 @@ def write_jsonl(runs: list[dict[str, Any]], path: Path) -> None:
 
 @dataclass(frozen=True)
 class Store:
+    """One store under test: its kind for the report, its SQLAlchemy URL for redline and the count."""
+
     kind: str
     url: str
 
@@ -217,21 +219,33 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+def _drop_bench_database(admin_url: str) -> None:
+    # FORCE: a server that did not stop in time must not keep the next path from starting clean.
+    with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(BENCH_DATABASE))
+        )
+
+
 @contextmanager
 def fresh_store(kind: str, postgres_url: str) -> Iterator[Store]:
-    """An empty store for one path: a new SQLite file, or the bench database dropped and made again."""
+    """An empty store for one path: a new SQLite file, or the bench database dropped and made again.
+
+    Either is gone afterwards: 10,000 runs leave about 150 MB behind.
+    """
     if kind == "sqlite":
         with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
             yield Store(kind, f"sqlite:///{Path(folder) / 'bench.db'}")
         return
+    _drop_bench_database(postgres_url)
     with psycopg.connect(_libpq(postgres_url), autocommit=True) as admin:
-        admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(BENCH_DATABASE))
-        )
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(BENCH_DATABASE)))
-    yield Store(
-        kind, make_url(postgres_url).set(database=BENCH_DATABASE).render_as_string(hide_password=False)
-    )
+    try:
+        yield Store(
+            kind, make_url(postgres_url).set(database=BENCH_DATABASE).render_as_string(hide_password=False)
+        )
+    finally:
+        _drop_bench_database(postgres_url)
 
 
 def count_rows(url: str) -> tuple[int, int]:
@@ -282,6 +296,7 @@ class PeakRss(threading.Thread):
 
 
 def free_port() -> int:
+    """A port the kernel calls free; released before the server binds it, a race a bench host can bear."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -300,6 +315,7 @@ def redline_env(store: Store, **more: str) -> dict[str, str]:
 
 
 def _wait_healthy(client: httpx.Client, server: subprocess.Popen[bytes], log: Path) -> None:
+    """Polls /healthz, failing fast with the server's log if the process dies (a bad URL, a taken port)."""
     deadline = time.monotonic() + SERVER_START_SECONDS
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -341,10 +357,12 @@ class Result:
     p50_ms: float | None
     p99_ms: float | None
     peak_rss_mib: float
-    # What `redline import` reports for itself: no interpreter start-up or imports. None for the API.
+    # What `redline import` reports for itself: no interpreter start, imports or schema check. None for api.
     command_seconds: float | None
     stored_runs: int
     stored_steps: int
+    # The machine's 1-minute load when the path ended: above the core count, other work shared the CPU.
+    load_1m: float
 
     @property
     def verified(self) -> bool:
@@ -383,6 +401,7 @@ def _result(
         command_seconds=command_seconds,
         stored_runs=stored_runs,
         stored_steps=stored_steps,
+        load_1m=round(os.getloadavg()[0], 2),
     )
 
 
@@ -390,6 +409,7 @@ def _result(
 
 
 def _project_id(client: httpx.Client) -> str:
+    """The first-start project, as a client finds it: through the API, with the bench token."""
     response = client.get("/v1/projects")
     response.raise_for_status()
     project: str = response.json()["data"][0]["id"]
@@ -397,6 +417,7 @@ def _project_id(client: httpx.Client) -> str:
 
 
 def _tail(log: Path, lines: int = 40) -> str:
+    """The end of the server's log: where its traceback is when a request fails."""
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
@@ -441,6 +462,7 @@ def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: P
 
 
 def _redline(store: Store, *args: str) -> str:
+    """Runs one redline command on the store and answers its output; a failure stops the bench."""
     done = subprocess.run(
         [REDLINE, *args], env=redline_env(store), capture_output=True, text=True, check=False
     )
@@ -481,13 +503,15 @@ def bench_import(store: Store, runs: list[dict[str, Any]], jsonl: Path) -> Resul
 
 
 def _cell(value: float | None) -> str:
+    """A figure for the table; a dash where the path has none (latencies of an import)."""
     return "-" if value is None else f"{value:,.1f}"
 
 
 def print_table(results: list[Result]) -> None:
+    """One row per store and path, right-aligned, so runs can be compared by eye."""
     header = (
         "store", "path", "runs", "steps", "wall s", "runs/s", "steps/s", "p50 ms", "p99 ms", "peak RSS MiB",
-        "cmd s", "stored",
+        "cmd s", "load", "stored",
     )  # fmt: skip
     rows = [
         (
@@ -502,6 +526,7 @@ def print_table(results: list[Result]) -> None:
             _cell(r.p99_ms),
             _cell(r.peak_rss_mib),
             _cell(r.command_seconds),
+            f"{r.load_1m:.2f}",
             "ok" if r.verified else f"MISMATCH {r.stored_runs:,} runs / {r.stored_steps:,} steps",
         )
         for r in results
@@ -532,6 +557,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Every chosen store, API then import, each on its own fresh store; exit 1 if a count is off."""
     args = parse_args(argv)
     if shutil.which(REDLINE) is None:
         raise SystemExit(f"{REDLINE} not found: install redline in this interpreter's environment")

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
+import os
 import pstats
 import statistics
 import sys
@@ -33,6 +35,7 @@ from typing import Any, TypeVar
 
 import orjson
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from ingest import BENCH_TOKEN, batch_bodies, make_runs
 from redline import migrate
@@ -45,7 +48,17 @@ from redline.traces import service as traces
 from redline.traces.schemas import RunBatchIn
 
 T = TypeVar("T")
-PIECES = ("json.loads", "validate", "authenticate", "build rows", "_write inserts", "commit", "answer")
+ProfileTable = dict[tuple[str, int, str], tuple[int, int, float, float, Any]]
+PIECES = (
+    "json.loads",
+    "validate",
+    "authenticate",
+    "build rows",
+    "_write: SQLAlchemy",
+    "_write: sqlite3",
+    "commit",
+    "answer",
+)
 
 
 @contextmanager
@@ -69,64 +82,116 @@ def sqlite_store() -> Iterator[tuple[Database, str]]:
             db.dispose()
 
 
-class WriteTimer:
-    """Wraps traces._write in this process only, so ingest_runs splits into building rows and inserting."""
+class Meters:
+    """Seconds in traces._write, in the driver's cursor calls during it, and in cyclic GC pauses.
 
-    def __init__(self) -> None:
-        self.seconds = 0.0
+    Installed in this process only (a wrapper, two engine events, a gc callback), so no redline file
+    changes and the request path is otherwise the server's own. A GC pause is charged to the piece that
+    was running when the collector struck, and also counted on its own.
+    """
+
+    def __init__(self, db: Database):
+        self._engine = db.engine
         self._original: Callable[..., None] = traces._write
+        self._in_write = self._in_cursor = False
+        self._cursor_started = self._gc_started = 0.0
+        self.reset()
 
-    def __enter__(self) -> WriteTimer:
-        def timed_write(*args: Any) -> None:
-            started = time.perf_counter()
+    def reset(self) -> None:
+        self.write = self.driver = self.gc = self.gc_in_write = self.gc_in_driver = 0.0
+
+    def _timed_write(self, *args: Any) -> None:
+        self._in_write = True
+        started = time.perf_counter()
+        try:
             self._original(*args)
-            self.seconds += time.perf_counter() - started
+        finally:
+            self.write += time.perf_counter() - started
+            self._in_write = False
 
-        traces._write = timed_write  # type: ignore[assignment]
+    def _before_cursor(self, *_: Any) -> None:
+        self._in_cursor = self._in_write
+        self._cursor_started = time.perf_counter()
+
+    def _after_cursor(self, *_: Any) -> None:
+        if self._in_cursor:
+            self.driver += time.perf_counter() - self._cursor_started
+        self._in_cursor = False
+
+    def _gc(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+            return
+        pause = time.perf_counter() - self._gc_started
+        self.gc += pause
+        self.gc_in_write += pause if self._in_write else 0.0
+        self.gc_in_driver += pause if self._in_cursor else 0.0
+
+    def __enter__(self) -> Meters:
+        traces._write = self._timed_write  # type: ignore[assignment]
+        event.listen(self._engine, "before_cursor_execute", self._before_cursor)
+        event.listen(self._engine, "after_cursor_execute", self._after_cursor)
+        gc.callbacks.append(self._gc)
         return self
 
     def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self._gc)
+        event.remove(self._engine, "after_cursor_execute", self._after_cursor)
+        event.remove(self._engine, "before_cursor_execute", self._before_cursor)
         traces._write = self._original
 
 
-def _clock(call: Callable[[], T]) -> tuple[T, float]:
-    started = time.perf_counter()
-    value = call()
-    return value, time.perf_counter() - started
+# piece -> (seconds, of which GC pauses)
+Pieces = dict[str, tuple[float, float]]
 
 
-def one_batch(db: Database, body: bytes) -> dict[str, float]:
-    """Seconds per piece of one batch, in the order a request meets them."""
-    times: dict[str, float] = {}
-    data, times["json.loads"] = _clock(lambda: json.loads(body))
-    batch, times["validate"] = _clock(lambda: RunBatchIn.model_validate(data))
+def one_batch(db: Database, body: bytes, meters: Meters) -> Pieces:
+    """Each piece of one batch, in the order a request meets them, with the GC pauses inside it."""
+    meters.reset()
+    pieces: Pieces = {}
+
+    def piece(name: str, call: Callable[[], T]) -> T:
+        gc_before, started = meters.gc, time.perf_counter()
+        value = call()
+        pieces[name] = (time.perf_counter() - started, meters.gc - gc_before)
+        return value
+
+    data = piece("json.loads", lambda: json.loads(body))
+    batch = piece("validate", lambda: RunBatchIn.model_validate(data))
     with db.read() as session:
-        (actor, _), times["authenticate"] = _clock(lambda: identity.authenticate(session, BENCH_TOKEN))
-    with WriteTimer() as write:
-        session_cm = db.write()
-        session = session_cm.__enter__()
-        stored, ingest_seconds = _clock(lambda: traces.ingest_runs(session, actor, batch.runs))
-        _, times["commit"] = _clock(lambda: session_cm.__exit__(None, None, None))
-    times["_write inserts"] = write.seconds
-    times["build rows"] = ingest_seconds - write.seconds
+        actor, _ = piece("authenticate", lambda: identity.authenticate(session, BENCH_TOKEN))
+    # The handler's `with db.write()`, opened by hand so the COMMIT at its end gets a clock of its own.
+    transaction = db.write()
+    session = transaction.__enter__()
+    stored = piece("ingest_runs", lambda: traces.ingest_runs(session, actor, batch.runs))
+    piece("commit", lambda: transaction.__exit__(None, None, None))
+    ingest, ingest_gc = pieces.pop("ingest_runs")
+    pieces["build rows"] = (ingest - meters.write, ingest_gc - meters.gc_in_write)
+    pieces["_write: SQLAlchemy"] = (meters.write - meters.driver, meters.gc_in_write - meters.gc_in_driver)
+    pieces["_write: sqlite3"] = (meters.driver, meters.gc_in_driver)
     answer = {
         "data": [{"id": str(run.id), "stepCount": run.step_count} for run in stored],
         "count": len(stored),
     }
-    _, times["answer"] = _clock(lambda: JSONBody(answer, status_code=201).body)
-    return times
+    piece("answer", lambda: JSONBody(answer, status_code=201).body)
+    return pieces
 
 
-def profile_pieces(db: Database, bodies: list[bytes]) -> tuple[list[dict[str, float]], cProfile.Profile]:
-    """Times each batch's pieces and profiles them all; the first body only warms caches and is dropped."""
-    one_batch(db, bodies[0])
+def time_pieces(db: Database, bodies: list[bytes]) -> list[Pieces]:
+    """Each batch's pieces with no profiler attached; the first body only warms caches and is dropped."""
+    with Meters(db) as meters:
+        return [one_batch(db, body, meters) for body in bodies][1:]
+
+
+def profile_batches(db: Database, bodies: list[bytes]) -> cProfile.Profile:
+    """The same pieces under cProfile, on batches of their own: a profiler inflates what it watches."""
     profiler = cProfile.Profile()
-    timings = []
-    for body in bodies[1:]:
-        profiler.enable()
-        timings.append(one_batch(db, body))
-        profiler.disable()
-    return timings, profiler
+    with Meters(db) as meters:
+        for body in bodies:
+            profiler.enable()
+            one_batch(db, body, meters)
+            profiler.disable()
+    return profiler
 
 
 def end_to_end(db: Database, bodies: list[bytes]) -> list[float]:
@@ -145,20 +210,63 @@ def end_to_end(db: Database, bodies: list[bytes]) -> list[float]:
     return seconds[1:]
 
 
-def report(timings: list[dict[str, float]], e2e: list[float], profiler: cProfile.Profile, top: int) -> str:
+def _where(key: tuple[str, int, str]) -> str:
+    filename, line, function = key
+    if filename == "~":
+        return function
+    return f"{'/'.join(Path(filename).parts[-2:])}:{line}({function})"
+
+
+def profile_table(profiler: cProfile.Profile, batches: int, order: str, top: int) -> str:
+    """cProfile's numbers in ms per batch, with each file's folder so redline and library code stand apart."""
+    # pstats' table is an undocumented but stable attribute: {(file, line, name): (cc, nc, tt, ct, callers)}
+    stats: ProfileTable = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    column = 2 if order == "tottime" else 3
+    rows = sorted(stats.items(), key=lambda item: item[1][column], reverse=True)[:top]
+    lines = [f"{'self ms':>9}{'total ms':>10}{'calls':>9}  function (per batch, by {order}, under cProfile)"]
+    for key, (_, calls, own, total, _) in rows:
+        lines.append(
+            f"{own / batches * 1000:9.1f}{total / batches * 1000:10.1f}{calls // batches:9d}  {_where(key)}"
+        )
+    return "\n".join(lines)
+
+
+def medians_ms(timings: list[Pieces], e2e: list[float]) -> dict[str, tuple[float, float | None]]:
+    """Median ms per piece and of its GC pauses; the sum of the medians, and the whole request's median."""
+    medians = {
+        piece: (
+            statistics.median(t[piece][0] for t in timings) * 1000,
+            statistics.median(t[piece][1] for t in timings) * 1000,
+        )
+        for piece in PIECES
+    }
+    medians["sum of pieces"] = (sum(m[0] for m in medians.values()), sum(m[1] for m in medians.values()))
+    rounded: dict[str, tuple[float, float | None]] = {
+        key: (round(ms, 1), round(gc_ms, 1)) for key, (ms, gc_ms) in medians.items()
+    }
+    # The whole request's GC is not metered: the app runs it on threads this process does not watch.
+    rounded["TestClient POST"] = (round(statistics.median(e2e) * 1000, 1), None)
+    return rounded
+
+
+def report(
+    timings: list[Pieces], e2e: list[float], profiler: cProfile.Profile, batches: int, top: int
+) -> str:
     out = io.StringIO()
-    print(f"per batch, median of {len(timings)} (ms):", file=out)
-    total = 0.0
-    for piece in PIECES:
-        ms = statistics.median(t[piece] for t in timings) * 1000
-        total += ms
-        print(f"  {piece:<16}{ms:9.1f}", file=out)
-    print(f"  {'sum of pieces':<16}{total:9.1f}", file=out)
-    whole = statistics.median(e2e) * 1000
-    print(f"  {'TestClient POST':<16}{whole:9.1f}   (the rest: {whole - total:.1f} ms)", file=out)
+    print(
+        f"per batch, median of {len(timings)}, no profiler; load average {os.getloadavg()[0]:.2f}", file=out
+    )
+    print(f"  {'piece':<22}{'ms':>9}{'of which GC':>13}", file=out)
+    medians = medians_ms(timings, e2e)
+    for key, (ms, gc_ms) in medians.items():
+        print(f"  {key:<22}{ms:9.1f}{'' if gc_ms is None else f'{gc_ms:13.1f}'}", file=out)
+    rest = medians["TestClient POST"][0] - medians["sum of pieces"][0]
+    print(
+        f"  (TestClient POST minus the pieces: {rest:.1f} ms of ASGI, middleware and thread hops)", file=out
+    )
     for order in ("tottime", "cumulative"):
-        print(f"\ncProfile of the pieces, by {order} (all timed batches):", file=out)
-        pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(order).print_stats(top)
+        print("", file=out)
+        print(profile_table(profiler, batches, order, top), file=out)
     return out.getvalue()
 
 
@@ -179,17 +287,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     count = args.batches + 1
-    runs = make_runs(2 * count * args.batch_size, args.steps)
+    runs = make_runs((3 * count - 1) * args.batch_size, args.steps)
     with sqlite_store() as (db, project_id):
         bodies = batch_bodies(runs, project_id, args.batch_size)
-        timings, profiler = profile_pieces(db, bodies[:count])
-        e2e = end_to_end(db, bodies[count:])
+        # Bytes only from here: a server holds one batch, not the bench's runs for the collector to walk.
+        del runs
+        gc.collect()
+        timings = time_pieces(db, bodies[:count])
+        profiler = profile_batches(db, bodies[count : 2 * count - 1])
+        e2e = end_to_end(db, bodies[2 * count - 1 :])
     if args.json:
-        medians = {piece: round(statistics.median(t[piece] for t in timings) * 1000, 1) for piece in PIECES}
-        medians["testclient"] = round(statistics.median(e2e) * 1000, 1)
+        medians = {key: {"ms": ms, "gcMs": gc_ms} for key, (ms, gc_ms) in medians_ms(timings, e2e).items()}
         print(orjson.dumps(medians, option=orjson.OPT_INDENT_2).decode())
     else:
-        print(report(timings, e2e, profiler, args.top))
+        print(report(timings, e2e, profiler, args.batches, args.top))
     return 0
 
 

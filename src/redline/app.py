@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from redline import __version__
 from redline.config import Settings
@@ -14,6 +13,7 @@ from redline.db import Database, make_engine
 from redline.surfaces.corrections import agents, identity, runs
 from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from redline.surfaces.nul import refuse_nul_characters
 
 
 def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
@@ -37,6 +37,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         version=__version__,
         description="Self-hosted human feedback for AI agents.",
         lifespan=lifespan,
+        dependencies=[Depends(refuse_nul_characters)],
     )
     app.state.settings = settings
     if database is not None:
@@ -52,5 +53,4 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     # Outermost last: the request id exists before the body limit can refuse anything.
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
-    logging.getLogger("redline").setLevel(settings.log_level.upper())
     return app

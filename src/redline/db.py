@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from sqlalchemy import JSON, DateTime, Dialect, Engine, MetaData, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
@@ -20,6 +19,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.types import TypeDecorator
+
+from redline.jsonio import dumps_text, loads
 
 # Readers never block writers and vice versa; the only mode that lets the API read during a long import.
 SQLITE_JOURNAL_MODE = "WAL"
@@ -82,18 +83,12 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _json_dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
-
-
 def make_engine(url: str, *, sqlite_busy_timeout_ms: int = 5000) -> Engine:
     """An engine with Redline's connection rules: SQLite pragmas and BEGIN IMMEDIATE for writes."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(
-            url, json_serializer=_json_dumps, json_deserializer=orjson.loads, pool_pre_ping=True
-        )
-    engine = create_engine(url, json_serializer=_json_dumps, json_deserializer=orjson.loads)
+        return create_engine(url, json_serializer=dumps_text, json_deserializer=loads, pool_pre_ping=True)
+    engine = create_engine(url, json_serializer=dumps_text, json_deserializer=loads)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

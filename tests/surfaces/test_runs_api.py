@@ -101,7 +101,7 @@ def test_a_bad_run_in_a_batch_writes_nothing_and_names_index_and_field(harness: 
     assert answer.status_code == 400
     error = _error(answer)
     assert error["code"] == "bad-input"
-    assert error["details"] == {"field": "runs[2].steps[1].role", "index": 2}
+    assert error["details"] == {"field": "steps[1].role", "index": 2}
     assert error["message"].startswith("runs[2].steps[1].role: ")
     assert harness.client.get("/v1/runs", headers=harness.admin).json()["data"] == []
 
@@ -267,6 +267,7 @@ def test_erase_removes_content_and_keeps_identity(harness: Harness) -> None:
         assert erased[kept] == run[kept]
     assert [s["id"] for s in erased["steps"]] == [s["id"] for s in run["steps"]]
     assert erased["erasedAt"]
+    assert erased["updatedAt"] != run["updatedAt"]
 
 
 def test_list_filters_and_pages_newest_first(harness: Harness) -> None:
@@ -339,3 +340,52 @@ def test_unknown_routes_answer_in_the_surface_shape(harness: Harness) -> None:
     reviews = harness.client.get("/v2/nothing", headers=harness.admin)
     assert reviews.json()["code"] == 404
     assert "message" in reviews.json()
+
+
+def test_any_json_number_round_trips(harness: Harness) -> None:
+    huge = 123456789012345678901234567890
+    body = harness.run(input={"id": huge, "ratio": 0.1, "nested": [{"n": -(2**70)}]})
+    answer = harness.client.post("/v1/runs", json=body, headers=harness.admin)
+    assert answer.status_code == 201, answer.text
+    fetched = harness.client.get(f"/v1/runs/{answer.json()['id']}", headers=harness.admin).json()
+    assert fetched["input"] == {"id": huge, "ratio": 0.1, "nested": [{"n": -(2**70)}]}
+
+
+def test_a_run_without_a_version_takes_the_pinned_one(harness: Harness) -> None:
+    first = harness.client.post("/v1/runs", json=harness.run(), headers=harness.admin).json()
+    harness.client.patch(
+        f"/v1/agents/{first['agentId']}", json={"pinnedVersion": "v7"}, headers=harness.admin
+    )
+    body = harness.run()
+    del body["agentVersion"]
+    pinned = harness.client.post("/v1/runs", json=body, headers=harness.admin).json()
+    assert (pinned["agentVersion"], pinned["versionSource"]) == ("v7", "pinned")
+    named = harness.client.post(
+        "/v1/runs", json=harness.run(agentVersion="v8", versionSource="named"), headers=harness.admin
+    ).json()
+    assert (named["agentVersion"], named["versionSource"]) == ("v8", "named")
+    batch = harness.client.post(
+        "/v1/runs/batch",
+        json={"runs": [body, {**body, "agent": None, "agentId": first["agentId"]}]},
+        headers=harness.admin,
+    ).json()
+    for item in batch["data"]:
+        run = harness.client.get(f"/v1/runs/{item['id']}", headers=harness.admin).json()
+        assert run["agentVersion"] == "v7"
+
+
+def test_nul_characters_are_refused_on_both_stores(harness: Harness) -> None:
+    runs = [harness.run(), harness.run()]
+    runs[1]["steps"][1]["content"] = "refund\x00please"
+    answer = _post(harness, "/v1/runs/batch", {"runs": runs})
+    assert answer.status_code == 400
+    error = _error(answer)
+    assert error["message"] == "runs[1].steps[1].content: text may not contain the NUL character (\\u0000)."
+    assert error["details"] == {"index": 1, "field": "steps[1].content"}
+    keyed = _post(harness, "/v1/runs", harness.run(metadata={"order_id": {"a\x00": 1}}))
+    assert _error(keyed)["details"] == {"field": "metadata.order_id.a\x00"}
+    listed = harness.client.get("/v1/runs", params={"agent": "x\x00"}, headers=harness.admin)
+    assert _error(listed)["details"] == {"field": "agent"}
+    escaped_backslash = _post(harness, "/v1/runs", harness.run(title="C:\\u0000"))
+    assert escaped_backslash.status_code == 201
+    assert harness.client.get("/v1/runs", headers=harness.admin).json()["data"][0]["title"] == "C:\\u0000"

@@ -60,7 +60,7 @@ def test_a_native_record_that_fails_validation_is_skipped_with_where_and_why() -
 
     assert len(parsed.runs) == 1
     assert parsed.skipped == [
-        Skipped(2, "steps.2.role: Input should be 'system', 'user', 'assistant' or 'tool'"),
+        Skipped(2, "steps[2].role: Input should be 'system', 'user', 'assistant' or 'tool'"),
         Skipped(3, "status: Input should be 'running', 'completed', 'failed', 'cancelled' or 'suspended'"),
     ]
 
@@ -89,7 +89,7 @@ def test_a_byte_order_mark_at_the_start_is_ignored() -> None:
     assert (fmt, len(parsed.runs), parsed.skipped) == ("native", 1, [])
 
 
-def test_records_without_steps_or_with_only_system_steps_are_skipped() -> None:
+def test_native_runs_need_no_steps_as_the_api_takes_them() -> None:
     text = jsonl(
         {**NATIVE_RUN, "steps": []},
         {**NATIVE_RUN, "steps": [{"role": "system", "content": "skill"}]},
@@ -98,11 +98,22 @@ def test_records_without_steps_or_with_only_system_steps_are_skipped() -> None:
 
     parsed = native.IMPORTER.parse(text, PROJECT)
 
+    assert [len(run.steps) for run in parsed.runs] == [0, 1, 0]
+    assert parsed.skipped == []
+
+
+def test_conversations_without_steps_or_with_only_system_steps_are_skipped() -> None:
+    text = jsonl(
+        {"messages": []},
+        {"messages": [{"role": "system", "content": "skill"}]},
+    )
+
+    parsed = openai_chat.IMPORTER.parse(text, PROJECT)
+
     assert parsed.runs == []
     assert parsed.skipped == [
         Skipped(1, "trace has no steps"),
         Skipped(2, "trace has only system steps; nothing to judge"),
-        Skipped(3, "trace has no steps"),
     ]
 
 
@@ -477,3 +488,14 @@ def test_texts_that_cannot_be_imported_are_refused_with_the_spec_sentence(
 
     assert refused.value.message == sentence
     assert refused.value.status == 400
+
+
+def test_a_record_with_a_nul_character_is_skipped_naming_where() -> None:
+    bad = {"messages": [{"role": "user", "content": "hi\u0000"}]}
+    parsed = openai_chat.IMPORTER.parse(
+        jsonl({"messages": [{"role": "user", "content": "ok"}]}, bad), PROJECT
+    )
+    assert len(parsed.runs) == 1
+    assert parsed.skipped == [
+        Skipped(2, "messages[0].content: text may not contain the NUL character (\\u0000)")
+    ]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import click
+from pydantic import ValidationError
+from sqlalchemy.engine import make_url
 
 from redline import migrate
 from redline.config import Settings
@@ -20,8 +23,14 @@ class CliContext:
     _database: Database | None = None
 
     def settings(self, **more: Any) -> Settings:
+        """Flags over REDLINE_* variables; a bad value is a one-line error naming the setting."""
         values = {**self.overrides, **{key: value for key, value in more.items() if value is not None}}
-        return Settings(**values)
+        try:
+            return Settings(**values)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            name = "REDLINE_" + "_".join(str(part) for part in problem["loc"]).upper()
+            raise click.UsageError(f"{name}: {problem['msg']}") from None
 
     def database(self) -> Database:
         if self._database is None:
@@ -61,20 +70,29 @@ class CliContext:
 
 
 def _announce_first_start(first: identity.Bootstrap) -> None:
-    click.echo(
+    """Said on standard error: it is for the operator, and standard output may be data (an export)."""
+    say = partial(click.echo, err=True)
+    say(
         f'First start: made workspace "{first.workspace.name}", project "{first.project.name}" '
         f'({first.project.id}) and admin user "{first.admin.name}".'
     )
     if first.admin_secret is not None:
-        click.echo("")
-        click.echo(f"  Admin token (shown once, keep it safe): {first.admin_secret}")
-        click.echo("")
-        click.echo("  Make more with: redline users create NAME && redline tokens create --user NAME")
+        say("")
+        say(f"  Admin token (shown once, keep it safe): {first.admin_secret}")
+        say("")
+        say("  More people: redline users create NAME")
+        say("               redline members add --project PROJECT --user NAME --role write")
+        say("               redline tokens create --user NAME")
     else:
-        click.echo("The admin's token is the one given in REDLINE_INIT_ADMIN_TOKEN.")
+        say("The admin's token is the one given in REDLINE_INIT_ADMIN_TOKEN.")
 
 
 pass_context = click.make_pass_decorator(CliContext)
+
+
+def shown_url(url: str) -> str:
+    """A database URL fit to print: the password, if any, masked."""
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def fail(error: RedlineError) -> click.ClickException:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from redline import migrate
-from redline.cli.context import CliContext, pass_context
+from redline.cli.context import CliContext, pass_context, shown_url
 from redline.db import make_engine
 
 
@@ -22,7 +22,7 @@ def db() -> None:
 def upgrade(context: CliContext) -> None:
     """Migrate the store to the newest schema (and make the first workspace if there is none)."""
     context.ready_database()
-    click.echo(f"Schema is current: {context.settings().database_url}")
+    click.echo(f"Schema is current: {shown_url(context.settings().database_url)}")
 
 
 @db.command()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import click
 import uvicorn
 
@@ -10,7 +12,7 @@ from redline.app import create_app
 from redline.cli import db as db_commands
 from redline.cli import identity as identity_commands
 from redline.cli import transfer
-from redline.cli.context import CliContext, fail, pass_context
+from redline.cli.context import CliContext, fail, pass_context, shown_url
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.traces import service as traces
@@ -66,10 +68,11 @@ def _seed_demo(context: CliContext, project: str | None, count: int) -> None:
 def serve(context: CliContext, host: str | None, port: int | None, log_level: str | None, demo: bool) -> None:
     """Migrate the store, make the first workspace and admin if there are none, and serve the API."""
     settings = context.settings(host=host, port=port, log_level=log_level)
-    click.echo(f"Store: {settings.database_url}")
+    click.echo(f"Store: {shown_url(settings.database_url)}")
     context.ready_database()
     if demo:
         _seed_demo(context, None, 200)
+    configure_logging(settings.log_level)
     app = create_app(settings, context.database())
     click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs)")
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
@@ -77,7 +80,9 @@ def serve(context: CliContext, host: str | None, port: int | None, log_level: st
 
 @cli.command()
 @click.option("--project", help="Project name or id [default: the first project].")
-@click.option("--count", default=200, show_default=True, help="How many runs to make.")
+@click.option(
+    "--count", default=200, show_default=True, type=click.IntRange(min=1), help="How many runs to make."
+)
 @pass_context
 def demo(context: CliContext, project: str | None, count: int) -> None:
     """Seed a project with deterministic support-agent runs (refunds, order look-ups; good and bad).
@@ -92,6 +97,16 @@ for command in identity_commands.COMMANDS:
     cli.add_command(command)
 cli.add_command(transfer.import_runs)
 cli.add_command(transfer.export)
+
+
+def configure_logging(level: str) -> None:
+    """Redline's own log lines (errors with their request id) to standard error, as uvicorn's are."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("redline")
+    logger.handlers[:] = [handler]
+    logger.setLevel(level.upper())
+    logger.propagate = False
 
 
 def main() -> None:

@@ -6,14 +6,15 @@ import time
 from pathlib import Path
 
 import click
-import orjson
 
 from redline.cli.context import CliContext, fail, pass_context
 from redline.errors import RedlineError
 from redline.identity import service as identity
+from redline.jsonio import dumps
 from redline.traces import service as traces
 from redline.traces.importers.registry import format_names, parse_text
 from redline.traces.native import run_to_input_dict
+from redline.traces.schemas import RunIn
 
 # Runs stored per transaction: large enough to amortise a commit, small enough to keep memory flat.
 IMPORT_CHUNK = 500
@@ -34,18 +35,26 @@ IMPORT_CHUNK = 500
 def import_runs(context: CliContext, file: Path, project: str, format_: str) -> None:
     """Import the runs in FILE into a project, keeping the good records and listing the skipped ones.
 
-    A record whose external id is already in the project replaces that run.
+    A record whose external id is already in the project replaces that run; when the file holds an
+    external id more than once, its last record wins. Runs are stored 500 to a transaction, so a
+    failure part-way keeps the runs before it: importing the file again replaces them, not duplicates
+    them, when the records have external ids.
     """
     db = context.ready_database()
     started = time.perf_counter()
     try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise click.ClickException(f"{file} is not UTF-8 text (byte {error.start}).") from None
+    try:
         with db.read() as session:
             target = identity.find_project(session, identity.operator(session), project)
-        resolved, parsed = parse_text(file.read_text(encoding="utf-8"), target.id, format_)
+        resolved, parsed = parse_text(text, target.id, format_)
+        runs, repeated = last_of_each_external_id(parsed.runs)
         imported = steps = 0
-        with click.progressbar(length=len(parsed.runs), label=f"Importing {resolved}", show_pos=True) as bar:
-            for start in range(0, len(parsed.runs), IMPORT_CHUNK):
-                chunk = parsed.runs[start : start + IMPORT_CHUNK]
+        with click.progressbar(length=len(runs), label=f"Importing {resolved}", show_pos=True) as bar:
+            for start in range(0, len(runs), IMPORT_CHUNK):
+                chunk = runs[start : start + IMPORT_CHUNK]
                 with db.write() as session:
                     stored = traces.ingest_runs(
                         session, identity.operator(session), chunk, source_format=resolved
@@ -57,10 +66,23 @@ def import_runs(context: CliContext, file: Path, project: str, format_: str) -> 
         raise fail(error) from error
     seconds = time.perf_counter() - started
     click.echo(f"Imported {imported} runs ({steps} steps) into {target.name} in {seconds:.1f} s.")
+    if repeated:
+        click.echo(f"{repeated} records repeated an earlier record's external id; the last of each was kept.")
     if parsed.skipped:
         click.echo(f"Skipped {len(parsed.skipped)}:")
         for skipped in parsed.skipped:
             click.echo(f"  record {skipped.record}: {skipped.reason}")
+
+
+def last_of_each_external_id(runs: list[RunIn]) -> tuple[list[RunIn], int]:
+    """The runs with each external id kept once, at its last record; and how many were dropped."""
+    last_index = {run.external_id: index for index, run in enumerate(runs) if run.external_id is not None}
+    kept = [
+        run
+        for index, run in enumerate(runs)
+        if run.external_id is None or last_index[run.external_id] == index
+    ]
+    return kept, len(runs) - len(kept)
 
 
 @click.group()
@@ -85,7 +107,7 @@ def export_runs(context: CliContext, project: str, output: Path | None) -> None:
             actor = identity.operator(session)
             target = identity.find_project(session, actor, project)
             for view in traces.iter_project_runs(session, actor, target.id):
-                sink.write(orjson.dumps(run_to_input_dict(view)) + b"\n")
+                sink.write(dumps(run_to_input_dict(view)) + b"\n")
                 count += 1
     except RedlineError as error:
         raise fail(error) from error

@@ -7,7 +7,6 @@ path) come out in the shape the client of that path expects.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
@@ -16,6 +15,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from redline.errors import Invalid, NotFound, RedlineError
+from redline.fieldpaths import field_path
 from redline.surfaces.responses import JSONBody
 
 log = logging.getLogger("redline.http")
@@ -64,17 +64,6 @@ def request_id_of(request: Request) -> str:
     return str(getattr(request.state, "request_id", "") or "")
 
 
-def field_path(location: Sequence[int | str]) -> str:
-    """`("body", "runs", 3, "steps", 0, "role")` → `runs[3].steps[0].role`."""
-    parts = list(location)
-    if parts and parts[0] in ("body", "query", "path", "header"):
-        parts = parts[1:]
-    path = ""
-    for part in parts:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
-
-
 def validation_error(exc: RequestValidationError) -> Invalid:
     """The first problem of a request that didn't parse, naming the field it is in."""
     first = exc.errors()[0]
@@ -82,12 +71,16 @@ def validation_error(exc: RequestValidationError) -> Invalid:
     if first.get("type") == "json_invalid":
         detail = first.get("ctx", {}).get("error", "")
         return Invalid(f"The body is not valid JSON: {detail}.", details={"field": "body"})
+    if location and location[0] in ("body", "query", "path", "header"):
+        location = location[1:]
     path = field_path(location)
-    details: dict[str, Any] = {"field": path or "body"}
-    if len(location) > 2 and location[0] == "body" and location[1] == "runs" and isinstance(location[2], int):
-        details["index"] = location[2]
     message = first.get("msg", "invalid")
-    return Invalid(f"{path}: {message}" if path else message, details=details)
+    if len(location) >= 2 and location[0] == "runs" and isinstance(location[1], int):
+        # A batch names the bad run by index and the field within it, as the service's own checks do.
+        return Invalid(
+            f"{path}: {message}", details={"index": location[1], "field": field_path(location[2:]) or "run"}
+        )
+    return Invalid(f"{path}: {message}" if path else message, details={"field": path or "body"})
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from starlette.responses import Response
+
+from redline.jsonio import dumps
 
 
 class JSONBody(Response):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return orjson.dumps(content)
+        return dumps(content)

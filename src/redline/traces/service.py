@@ -23,6 +23,9 @@ from redline.paging import Page, check_limit, decode_cursor, encode_cursor
 from redline.traces.models import Agent, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn
 
+# Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
+_SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
+
 # SQLite allows 32,766 bound parameters per statement; chunks of 500 keep IN lists well below it.
 _IN_CHUNK = 500
 
@@ -109,6 +112,19 @@ def _check_producer_ids(
             raise _bad_run(index, label, f'No {label[:-2]} "{ident}" in project "{run.project_id}".')
 
 
+def _pinned_versions(session: Session, agent_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """The versions the given agents pin, for runs that don't say which version they ran."""
+    pinned: dict[uuid.UUID, str] = {}
+    for chunk in _chunks(sorted(agent_ids, key=str)):
+        rows = session.execute(
+            select(Agent.id, Agent.pinned_version).where(
+                Agent.id.in_(chunk), Agent.pinned_version.is_not(None)
+            )
+        )
+        pinned.update({row.id: row.pinned_version for row in rows})
+    return pinned
+
+
 def _existing_by_external_id(
     session: Session, runs: Sequence[RunIn]
 ) -> dict[tuple[uuid.UUID, str], uuid.UUID]:
@@ -157,6 +173,9 @@ def ingest_runs(
     agents = _register_producers(session, Agent, {(r.project_id, r.agent) for r in runs if r.agent})
     flows = _register_producers(session, Flow, {(r.project_id, r.flow) for r in runs if r.flow})
     existing = _existing_by_external_id(session, runs)
+    agent_ids = [run.agent_id or (agents[(run.project_id, run.agent)] if run.agent else None) for run in runs]
+    unversioned = {a for a, run in zip(agent_ids, runs, strict=True) if a and run.agent_version is None}
+    pinned = _pinned_versions(session, unversioned) if unversioned else {}
 
     now = utcnow()
     new_traces: list[dict[str, Any]] = []
@@ -164,19 +183,21 @@ def ingest_runs(
     step_rows: list[dict[str, Any]] = []
     span_rows: list[dict[str, Any]] = []
     results: list[IngestedRun] = []
-    for run in runs:
+    for run, agent_id in zip(runs, agent_ids, strict=True):
         key = (run.project_id, run.external_id) if run.external_id is not None else None
         replaced_id = existing.get(key) if key else None
         trace_id = replaced_id or uuid.uuid4()
-        agent_id = run.agent_id or (agents[(run.project_id, run.agent)] if run.agent else None)
         flow_id = run.flow_id or (flows[(run.project_id, run.flow)] if run.flow else None)
+        version, version_source = run.agent_version, run.version_source
+        if version is None and agent_id in pinned:
+            version, version_source = pinned[agent_id], version_source or "pinned"
         row = {
             "project_id": run.project_id,
             "external_id": run.external_id,
             "agent_id": agent_id,
             "flow_id": flow_id,
-            "agent_version": run.agent_version,
-            "version_source": run.version_source,
+            "agent_version": version,
+            "version_source": version_source,
             "status": run.status,
             "dry_run": run.dry_run,
             "title": run.title,
@@ -290,9 +311,7 @@ def _readable_trace(session: Session, actor: Actor, run_id: uuid.UUID, needed: P
 def _full_view(session: Session, trace: Trace) -> RunView:
     agents, flows = _producer_names(session, [trace])
     steps = list(session.scalars(select(Step).where(Step.trace_id == trace.id).order_by(Step.index)))
-    spans = list(
-        session.scalars(select(Span).where(Span.trace_id == trace.id).order_by(Span.started_at, Span.span_id))
-    )
+    spans = list(session.scalars(select(Span).where(Span.trace_id == trace.id).order_by(*_SPAN_ORDER)))
     return RunView(
         trace,
         agents.get(trace.agent_id) if trace.agent_id else None,
@@ -383,7 +402,7 @@ def iter_project_runs(
         ):
             steps[step.trace_id].append(step)
         spans: dict[uuid.UUID, list[Span]] = {i: [] for i in ids}
-        for span in session.scalars(select(Span).where(Span.trace_id.in_(ids)).order_by(Span.started_at)):
+        for span in session.scalars(select(Span).where(Span.trace_id.in_(ids)).order_by(*_SPAN_ORDER)):
             spans[span.trace_id].append(span)
         agents, flows = _producer_names(session, traces)
         for t in traces:
@@ -412,6 +431,7 @@ def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     trace.meta = None
     trace.title = None
     trace.erased_at = trace.erased_at or utcnow()
+    trace.updated_at = utcnow()
     session.execute(
         update(Step).where(Step.trace_id == trace.id).values(content="", tool_input=None, meta=None)
     )

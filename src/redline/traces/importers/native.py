@@ -36,7 +36,7 @@ class NativeImporter:
         return record is not None and looks_like_native(record)
 
     def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
-        return parse_records(text, project_id, build_run)
+        return parse_records(text, project_id, build_run, require_steps=False)
 
 
 IMPORTER: Importer = NativeImporter()

@@ -15,6 +15,8 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from redline.fieldpaths import field_path
+from redline.jsonio import NUL_REFUSED, find_nul
 from redline.traces.importers.base import ParsedRuns, Skipped
 from redline.traces.schemas import RunIn, StepIn
 
@@ -112,11 +114,11 @@ def first_record(text: str) -> JSONObject | None:
 
 
 def describe_validation_error(error: ValidationError) -> str:
-    """Where and what, as `steps.2.role: Input should be ...`, the first few only so a reason stays short."""
+    """Where and what, as `steps[2].role: Input should be ...`, the first few so a reason stays short."""
     problems = error.errors()
     parts = []
     for problem in problems[:MAX_ERRORS_SHOWN]:
-        where = ".".join(str(part) for part in problem["loc"])
+        where = field_path(problem["loc"])
         parts.append(f"{where}: {problem['msg']}" if where else problem["msg"])
     if len(problems) > MAX_ERRORS_SHOWN:
         parts.append(f"and {len(problems) - MAX_ERRORS_SHOWN} more")
@@ -131,27 +133,41 @@ def check_steps(run: RunIn) -> None:
         raise RecordError("trace has only system steps; nothing to judge")
 
 
-def _build_one(record: RawRecord, project_id: uuid.UUID, build: RunBuilder) -> RunIn:
+def _build_one(record: RawRecord, project_id: uuid.UUID, build: RunBuilder, require_steps: bool) -> RunIn:
     if record.error is not None:
         raise RecordError(record.error)
     if not isinstance(record.value, dict):
         raise RecordError("a record must be a JSON object")
+    nul_at = find_nul(record.value)
+    if nul_at is not None:
+        where = field_path(nul_at, camel=False)
+        raise RecordError(f"{where}: {NUL_REFUSED}")
     try:
         run = build(record.value, project_id)
     except ValidationError as error:
         raise RecordError(describe_validation_error(error)) from None
-    check_steps(run)
+    if require_steps:
+        check_steps(run)
     return run
 
 
 def parse_records(
-    text: str, project_id: uuid.UUID, build: RunBuilder, *, message_arrays: bool = False
+    text: str,
+    project_id: uuid.UUID,
+    build: RunBuilder,
+    *,
+    message_arrays: bool = False,
+    require_steps: bool = True,
 ) -> ParsedRuns:
-    """Every record of the text built into a run of the project, or skipped with its reason."""
+    """Every record of the text built into a run of the project, or skipped with its reason.
+
+    A conversation with nothing to judge is skipped (`require_steps`); native runs may have no steps,
+    as `POST /v1/runs` accepts them, so an export always imports again.
+    """
     parsed = ParsedRuns()
     for record in split_records(text, message_arrays=message_arrays):
         try:
-            parsed.runs.append(_build_one(record, project_id, build))
+            parsed.runs.append(_build_one(record, project_id, build, require_steps))
         except RecordError as error:
             parsed.skipped.append(Skipped(record.number, str(error)))
     return parsed

@@ -1,0 +1,52 @@
+"""JSON for storage, answers and exports: orjson's speed, with the standard library for the
+rare value orjson refuses (an integer beyond 64 bits is valid JSON and must not become a 500)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+
+def dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def dumps_text(value: Any) -> str:
+    return dumps(value).decode()
+
+
+def loads(text: str | bytes) -> Any:
+    """The standard library's parser: orjson would read a big integer back as a float, losing digits."""
+    return json.loads(text)
+
+
+NUL = "\x00"
+NUL_REFUSED = "text may not contain the NUL character (\\u0000)"
+
+
+def find_nul(value: Any, path: list[int | str] | None = None) -> list[int | str] | None:
+    """Where in a JSON document the first NUL character is (in a key or a string), or None.
+
+    PostgreSQL can keep U+0000 neither in text nor in JSONB, so Redline refuses it everywhere.
+    """
+    path = path or []
+    if isinstance(value, str):
+        return path if NUL in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if NUL in key:
+                return [*path, key]
+            found = find_nul(item, [*path, key])
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = find_nul(item, [*path, index])
+            if found is not None:
+                return found
+    return None
