@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Dialect, Engine, MetaData, create_engine, event
+from sqlalchemy import JSON, DateTime, Dialect, Engine, MetaData, Table, create_engine, event, insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
@@ -70,8 +70,9 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-# JSON documents: JSONB on PostgreSQL (indexable, compact), JSON text on SQLite.
-JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+# JSON documents: JSONB on PostgreSQL (indexable, compact), JSON text on SQLite. Python None is SQL
+# NULL, not the JSON text 'null': `IS NULL` then finds absent values, and nothing is serialised for them.
+JSONDocument = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
 
 
 def new_id() -> uuid.UUID:
@@ -114,6 +115,41 @@ def insert_ignoring_conflicts(table: Any, dialect_name: str) -> Insert:
     if dialect_name == "postgresql":
         return postgresql.insert(table).on_conflict_do_nothing()
     return sqlite.insert(table).on_conflict_do_nothing()
+
+
+def bulk_insert(session: Session, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Insert many rows that share their keys, as fast as the driver allows.
+
+    On SQLite the rows go straight to the driver's executemany, each value through its column type's
+    own bind processor: SQLAlchemy's generic per-row parameter handling cost as much as SQLite's
+    insert itself (bench/README.md). PostgreSQL keeps SQLAlchemy's multi-row VALUES batching.
+    """
+    if not rows:
+        return
+    connection = session.connection()
+    dialect = connection.dialect
+    compiled = insert(table).compile(dialect=dialect, column_keys=list(rows[0]))
+    names = list(compiled.positiontup or compiled.params)
+    if set(names) != set(rows[0]):
+        # Column defaults are SQLAlchemy's to apply; rows here must carry every value themselves.
+        raise ValueError(
+            f"bulk_insert into {table.name} needs values for {sorted(set(names) - set(rows[0]))}"
+        )
+    if dialect.name != "sqlite":
+        connection.execute(insert(table), rows)
+        return
+    processors = [table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names]
+    typed = [(i, p) for i, p in enumerate(processors) if p is not None]
+
+    def driver_row(row: dict[str, Any]) -> tuple[Any, ...]:
+        values = [row[name] for name in names]
+        for index, process in typed:
+            value = values[index]
+            if value is not None:
+                values[index] = process(value)
+        return tuple(values)
+
+    connection.exec_driver_sql(compiled.string, [driver_row(row) for row in rows])
 
 
 class Database:

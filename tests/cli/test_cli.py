@@ -246,3 +246,30 @@ def test_every_command_has_help() -> None:
         result = runner.invoke(cli, [*args, "--help"])
         assert result.exit_code == 0, args
         assert "Usage:" in result.output
+
+
+def test_large_imports_go_in_groups_and_the_last_record_of_an_id_wins(
+    database_url: str, tmp_path: Path, db: Database
+) -> None:
+    ok(database_url, "db", "upgrade")
+    records = [
+        {"externalId": f"r{i % 1000}", "status": "completed", "title": f"copy {i // 1000}", "steps": []}
+        for i in range(1201)
+    ]
+    records.insert(300, {"externalId": "r300", "status": "completed", "title": "first of two", "steps": []})
+    records.append({"status": "completed", "title": "no id"})
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in records))
+    output = ok(database_url, "import", str(path), "--project", "default")
+    assert "Imported" in output
+    with db.read() as session:
+        actor = identity.operator(session)
+        views = list(
+            traces.iter_project_runs(session, actor, identity.find_project(session, actor, "default").id)
+        )
+    titles = {view.trace.external_id: view.trace.title for view in views}
+    assert len(views) == 1001
+    assert titles["r0"] == titles["r200"] == "copy 1"
+    assert titles["r300"] == "copy 0"
+    assert titles["r999"] == "copy 0"
+    assert titles[None] == "no id"

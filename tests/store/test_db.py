@@ -5,14 +5,16 @@ from __future__ import annotations
 import threading
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
+from typing import cast
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import Table, insert, inspect, text
 
 from redline import migrate
-from redline.db import Database, UTCDateTime, make_engine
+from redline.db import Database, UTCDateTime, bulk_insert, make_engine
 from redline.identity import service as identity
 from redline.traces import service as traces
+from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
 from tests.conftest import bootstrap_admin
 
@@ -110,3 +112,43 @@ def test_foreign_keys_are_enforced(db: Database) -> None:
             ),
             {"id": uuid.uuid4().hex, "trace": uuid.uuid4().hex},
         )
+
+
+def test_bulk_insert_stores_exactly_what_sqlalchemy_would(db: Database) -> None:
+    """The fast path must leave the same bytes as SQLAlchemy's own insert, or queries would disagree."""
+    first = bootstrap_admin(db)
+    when = datetime(2026, 11, 1, 10, 30, 15, 123, tzinfo=UTC)
+    row = {
+        "project_id": first.project.id,
+        "external_id": None,
+        "agent_id": None,
+        "flow_id": None,
+        "agent_version": "v1",
+        "version_source": None,
+        "status": "completed",
+        "dry_run": True,
+        "title": None,
+        "source_format": "native",
+        "input": {"a": [1, None, "é"]},
+        "output": None,
+        "metadata": None,
+        "started_at": when,
+        "ended_at": None,
+        "step_count": 0,
+        "created_at": when,
+        "updated_at": when,
+        "erased_at": None,
+    }
+    table = cast(Table, Trace.__table__)
+    with db.write() as session:
+        bulk_insert(session, table, [{"id": uuid.uuid4(), **row}])
+        session.execute(insert(table), [{"id": uuid.uuid4(), **row}])
+    with db.read() as session:
+        stored = session.execute(text("SELECT * FROM traces")).all()
+    assert len(stored) == 2
+    assert stored[0][1:] == stored[1][1:]
+
+
+def test_bulk_insert_refuses_rows_missing_a_column(db: Database) -> None:
+    with pytest.raises(ValueError, match="needs values for"), db.write() as session:
+        bulk_insert(session, cast(Table, Trace.__table__), [{"id": uuid.uuid4()}])

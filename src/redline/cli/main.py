@@ -12,7 +12,7 @@ from redline.app import create_app
 from redline.cli import db as db_commands
 from redline.cli import identity as identity_commands
 from redline.cli import transfer
-from redline.cli.context import CliContext, fail, pass_context, shown_url
+from redline.cli.context import CliContext, fail, pass_context, shown_url, tune_gc_for_bulk_work
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.traces import service as traces
@@ -74,6 +74,7 @@ def serve(context: CliContext, host: str | None, port: int | None, log_level: st
         _seed_demo(context, None, 200)
     configure_logging(settings.log_level)
     app = create_app(settings, context.database())
+    tune_gc_for_bulk_work()
     click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs)")
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
 

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from redline.cli.context import CliContext, fail, pass_context
+from redline.cli.context import CliContext, fail, pass_context, tune_gc_for_bulk_work
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
 from redline.traces import service as traces
-from redline.traces.importers.registry import format_names, parse_text
+from redline.traces.importers.base import Skipped
+from redline.traces.importers.registry import format_names, iter_text, list_formats
 from redline.traces.native import run_to_input_dict
 from redline.traces.schemas import RunIn
 
 # Runs stored per transaction: large enough to amortise a commit, small enough to keep memory flat.
 IMPORT_CHUNK = 500
+
+
+def _format_help() -> str:
+    described = "; ".join(f"{name}: {description}" for name, description in list_formats())
+    return f"The file's format; auto tries each in turn ({described})."
 
 
 @click.command("import")
@@ -29,60 +36,70 @@ IMPORT_CHUNK = 500
     type=click.Choice(["auto", *format_names()]),
     default="auto",
     show_default=True,
-    help="The file's format; auto tries each in turn.",
+    help=_format_help(),
 )
 @pass_context
 def import_runs(context: CliContext, file: Path, project: str, format_: str) -> None:
     """Import the runs in FILE into a project, keeping the good records and listing the skipped ones.
 
-    A record whose external id is already in the project replaces that run; when the file holds an
-    external id more than once, its last record wins. Runs are stored 500 to a transaction, so a
-    failure part-way keeps the runs before it: importing the file again replaces them, not duplicates
-    them, when the records have external ids.
+    A record whose external id is already in the project replaces that run, so when the file holds
+    an external id more than once its last record wins. Records are read and stored 500 at a time
+    (memory stays flat however many runs the file holds), each group in its own transaction: a
+    failure part-way keeps the groups before it, and importing the file again replaces them rather
+    than duplicating them when the records have external ids.
     """
     db = context.ready_database()
+    tune_gc_for_bulk_work()
     started = time.perf_counter()
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise click.ClickException(f"{file} is not UTF-8 text (byte {error.start}).") from None
+    imported = steps = 0
+    skipped: list[Skipped] = []
     try:
         with db.read() as session:
             target = identity.find_project(session, identity.operator(session), project)
-        resolved, parsed = parse_text(text, target.id, format_)
-        runs, repeated = last_of_each_external_id(parsed.runs)
-        imported = steps = 0
-        with click.progressbar(length=len(runs), label=f"Importing {resolved}", show_pos=True) as bar:
-            for start in range(0, len(runs), IMPORT_CHUNK):
-                chunk = runs[start : start + IMPORT_CHUNK]
+        resolved, records = iter_text(text, target.id, format_)
+        with click.progressbar(
+            _groups(records, skipped), label=f"Importing {resolved} records", show_pos=True
+        ) as groups:
+            for group in groups:
                 with db.write() as session:
                     stored = traces.ingest_runs(
-                        session, identity.operator(session), chunk, source_format=resolved
+                        session, identity.operator(session), group, source_format=resolved
                     )
                 imported += len(stored)
                 steps += sum(run.step_count for run in stored)
-                bar.update(len(chunk))
     except RedlineError as error:
         raise fail(error) from error
     seconds = time.perf_counter() - started
     click.echo(f"Imported {imported} runs ({steps} steps) into {target.name} in {seconds:.1f} s.")
-    if repeated:
-        click.echo(f"{repeated} records repeated an earlier record's external id; the last of each was kept.")
-    if parsed.skipped:
-        click.echo(f"Skipped {len(parsed.skipped)}:")
-        for skipped in parsed.skipped:
-            click.echo(f"  record {skipped.record}: {skipped.reason}")
+    if skipped:
+        click.echo(f"Skipped {len(skipped)}:")
+        for skip in skipped:
+            click.echo(f"  record {skip.record}: {skip.reason}")
 
 
-def last_of_each_external_id(runs: list[RunIn]) -> tuple[list[RunIn], int]:
-    """The runs with each external id kept once, at its last record; and how many were dropped."""
-    last_index = {run.external_id: index for index, run in enumerate(runs) if run.external_id is not None}
-    kept = [
-        run
-        for index, run in enumerate(runs)
-        if run.external_id is None or last_index[run.external_id] == index
-    ]
-    return kept, len(runs) - len(kept)
+def _groups(records: Iterator[RunIn | Skipped], skipped: list[Skipped]) -> Iterator[list[RunIn]]:
+    """Runs in groups of IMPORT_CHUNK, noting skips as they pass.
+
+    Within a group an external id is kept once, at its last record; across groups the later group
+    replaces the earlier run when it is stored, so the file's last record wins either way.
+    """
+    group: dict[object, RunIn] = {}
+    for item in records:
+        if isinstance(item, Skipped):
+            skipped.append(item)
+            continue
+        key: object = item.external_id if item.external_id is not None else object()
+        group.pop(key, None)
+        group[key] = item
+        if len(group) == IMPORT_CHUNK:
+            yield list(group.values())
+            group = {}
+    if group:
+        yield list(group.values())
 
 
 @click.group()

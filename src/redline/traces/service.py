@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Select, Table, and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, delete, or_, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import insert_ignoring_conflicts, utcnow
+from redline.db import bulk_insert, insert_ignoring_conflicts, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, require_project_role, visible_projects
@@ -268,12 +268,9 @@ def _write(
         session.execute(
             update(traces).where(traces.c.id == bindparam("b_id")).values(values), replaced_traces
         )
-    if new_traces:
-        session.execute(insert(traces), new_traces)
-    if step_rows:
-        session.execute(insert(steps), step_rows)
-    if span_rows:
-        session.execute(insert(spans), span_rows)
+    bulk_insert(session, traces, new_traces)
+    bulk_insert(session, steps, step_rows)
+    bulk_insert(session, spans, span_rows)
 
 
 # -------------------------------------------------------------------------------------------------- read

@@ -8,6 +8,8 @@ turns the first skipped record into its error.
 from __future__ import annotations
 
 import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -27,6 +29,16 @@ class ParsedRuns:
     runs: list[RunIn] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
 
+    @classmethod
+    def collect(cls, items: Iterable[RunIn | Skipped]) -> ParsedRuns:
+        parsed = cls()
+        for item in items:
+            if isinstance(item, Skipped):
+                parsed.skipped.append(item)
+            else:
+                parsed.runs.append(item)
+        return parsed
+
 
 class Importer(Protocol):
     name: str
@@ -36,6 +48,20 @@ class Importer(Protocol):
         """Whether the text looks like this format: cheap, looks at the first record only."""
         ...
 
-    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
-        """Every record of the text as a run of the given project."""
+    def iter_parse(self, text: str, project_id: uuid.UUID) -> Iterator[RunIn | Skipped]:
+        """Each record of the text as a run of the given project, or why it was skipped, in order."""
         ...
+
+    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
+        """Every record at once: for texts small enough to hold as runs (an API request body)."""
+        ...
+
+
+class CollectingImporter(ABC):
+    """Gives an importer `parse` from its `iter_parse`."""
+
+    @abstractmethod
+    def iter_parse(self, text: str, project_id: uuid.UUID) -> Iterator[RunIn | Skipped]: ...
+
+    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
+        return ParsedRuns.collect(self.iter_parse(text, project_id))

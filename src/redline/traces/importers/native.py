@@ -7,8 +7,9 @@ record's own `projectId` is replaced by the project being imported into.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
-from redline.traces.importers.base import Importer, ParsedRuns
+from redline.traces.importers.base import CollectingImporter, Importer, Skipped
 from redline.traces.importers.records import JSONObject, first_record, parse_records
 from redline.traces.schemas import RunIn
 
@@ -27,7 +28,7 @@ def looks_like_native(record: JSONObject) -> bool:
     return "status" in record or "steps" in record
 
 
-class NativeImporter:
+class NativeImporter(CollectingImporter):
     name = "native"
     description = "Redline runs as POST /v1/runs takes them (and redline export writes them), one per line"
 
@@ -35,7 +36,7 @@ class NativeImporter:
         record = first_record(text)
         return record is not None and looks_like_native(record)
 
-    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
+    def iter_parse(self, text: str, project_id: uuid.UUID) -> Iterator[RunIn | Skipped]:
         return parse_records(text, project_id, build_run, require_steps=False)
 
 

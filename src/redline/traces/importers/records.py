@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from redline.fieldpaths import field_path
 from redline.jsonio import NUL_REFUSED, find_nul
-from redline.traces.importers.base import ParsedRuns, Skipped
+from redline.traces.importers.base import CollectingImporter, Skipped
 from redline.traces.schemas import RunIn, StepIn
 
 JSONObject = dict[str, Any]
@@ -80,17 +80,22 @@ def _jsonl_records(text: str, message_arrays: bool) -> Iterator[RawRecord]:
             yield RawRecord(number, _as_record(value, message_arrays))
 
 
-def split_records(text: str, *, message_arrays: bool) -> list[RawRecord]:
-    """The records of a text; a JSONL text of one line reads the same as a document of one record."""
+def split_records(text: str, *, message_arrays: bool) -> Iterator[RawRecord]:
+    """The records of a text, one at a time, so a large JSONL file is never held as objects all at once.
+
+    A JSONL text of one line reads the same as a document of one record.
+    """
     text = text.removeprefix(BOM)
     try:
         document = json.loads(text)
     except json.JSONDecodeError:
-        return list(_jsonl_records(text, message_arrays))
+        yield from _jsonl_records(text, message_arrays)
+        return
     document = _as_record(document, message_arrays)
     if isinstance(document, list):
-        return [RawRecord(number, value) for number, value in enumerate(document, start=1)]
-    return [RawRecord(1, document)]
+        yield from (RawRecord(number, value) for number, value in enumerate(document, start=1))
+    else:
+        yield RawRecord(1, document)
 
 
 def first_record(text: str) -> JSONObject | None:
@@ -158,19 +163,17 @@ def parse_records(
     *,
     message_arrays: bool = False,
     require_steps: bool = True,
-) -> ParsedRuns:
-    """Every record of the text built into a run of the project, or skipped with its reason.
+) -> Iterator[RunIn | Skipped]:
+    """Each record of the text built into a run of the project, or skipped with its reason, in order.
 
     A conversation with nothing to judge is skipped (`require_steps`); native runs may have no steps,
     as `POST /v1/runs` accepts them, so an export always imports again.
     """
-    parsed = ParsedRuns()
     for record in split_records(text, message_arrays=message_arrays):
         try:
-            parsed.runs.append(_build_one(record, project_id, build, require_steps))
+            yield _build_one(record, project_id, build, require_steps)
         except RecordError as error:
-            parsed.skipped.append(Skipped(record.number, str(error)))
-    return parsed
+            yield Skipped(record.number, str(error))
 
 
 # -- pieces of chat records -----------------------------------------------------------------------------
@@ -293,7 +296,7 @@ def chat_run(record: JSONObject, project_id: uuid.UUID, steps: list[StepIn]) -> 
 
 
 @dataclass
-class ChatImporter:
+class ChatImporter(CollectingImporter):
     """An importer of a chat-messages format: the formats differ only in how a record looks and reads."""
 
     name: str
@@ -305,5 +308,5 @@ class ChatImporter:
         record = first_record(text)
         return record is not None and self.looks_like(record)
 
-    def parse(self, text: str, project_id: uuid.UUID) -> ParsedRuns:
+    def iter_parse(self, text: str, project_id: uuid.UUID) -> Iterator[RunIn | Skipped]:
         return parse_records(text, project_id, self.build, message_arrays=True)

@@ -9,10 +9,12 @@ the first record has a top-level `system` or Anthropic content blocks.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
 from redline.errors import Invalid
 from redline.traces.importers import anthropic_messages, native, openai_chat
-from redline.traces.importers.base import Importer, ParsedRuns
+from redline.traces.importers.base import Importer, ParsedRuns, Skipped
+from redline.traces.schemas import RunIn
 
 AUTO = "auto"
 FORMATS: tuple[Importer, ...] = (native.IMPORTER, openai_chat.IMPORTER, anthropic_messages.IMPORTER)
@@ -25,7 +27,7 @@ def format_names() -> list[str]:
 
 
 def list_formats() -> list[tuple[str, str]]:
-    """(name, description) of every format, for `GET /formats` and `redline import --help`."""
+    """(name, description) of every format, for listing them to people."""
     return [(importer.name, importer.description) for importer in FORMATS]
 
 
@@ -44,11 +46,18 @@ def _choose(text: str, fmt: str) -> Importer:
     return _detect(text) if fmt == AUTO else _BY_NAME[fmt]
 
 
-def parse_text(text: str, project_id: uuid.UUID, format: str = AUTO) -> tuple[str, ParsedRuns]:
-    """The runs of the text and the name of the format they were read as (the resolved one for `auto`).
+def iter_text(text: str, project_id: uuid.UUID, format: str = AUTO) -> tuple[str, Iterator[RunIn | Skipped]]:
+    """The name of the format the text is read as (the resolved one for `auto`), and its records as
+    runs or skips, one at a time.
 
     A wrong format name is refused before the text is looked at, since it is the caller's mistake
     whatever the text holds.
     """
     importer = _choose(text, format)
-    return importer.name, importer.parse(text, project_id)
+    return importer.name, importer.iter_parse(text, project_id)
+
+
+def parse_text(text: str, project_id: uuid.UUID, format: str = AUTO) -> tuple[str, ParsedRuns]:
+    """`iter_text`, every record at once."""
+    name, items = iter_text(text, project_id, format)
+    return name, ParsedRuns.collect(items)
