@@ -10,6 +10,7 @@ from fastapi import Depends, FastAPI
 from redline import __version__
 from redline.config import Settings
 from redline.db import Database, make_engine
+from redline.identity import service as identity_service
 from redline.surfaces.corrections import agents, identity, runs
 from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
@@ -19,13 +20,20 @@ from redline.surfaces.nul import refuse_nul_characters
 def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     """The app for these settings; tests may hand in a database, otherwise the lifespan opens one."""
 
+    def attach(db: Database) -> None:
+        app.state.database = db
+        with db.write() as session:
+            app.state.secret_key = identity_service.instance_secret(session, settings.secret_key)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if database is not None:
             yield
             return
-        app.state.database = Database(
-            make_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+        attach(
+            Database(
+                make_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+            )
         )
         try:
             yield
@@ -41,7 +49,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     )
     app.state.settings = settings
     if database is not None:
-        app.state.database = database
+        attach(database)
     install_error_handlers(app)
     for router in (runs.router, identity.router, agents.router):
         app.include_router(router)

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Dialect, Engine, MetaData, Table, create_engine, event, insert
+from sqlalchemy import JSON, DateTime, Dialect, Engine, MetaData, Table, create_engine, event, insert, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
@@ -34,6 +34,8 @@ SQLITE_WRITE_BEGIN = "BEGIN IMMEDIATE"
 SQLITE_READ_BEGIN = "BEGIN"
 
 _WRITE_OPTION = "redline_write"
+# Any fixed number: the advisory lock that serialises first starts on PostgreSQL ("redline" in ASCII).
+STARTUP_LOCK_KEY = 0x7265646C696E65
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -152,15 +154,18 @@ def bulk_insert(session: Session, table: Table, rows: list[dict[str, Any]]) -> N
     connection.exec_driver_sql(compiled.string, [driver_row(row) for row in rows])
 
 
+def writing(engine: Engine) -> Engine:
+    """The engine whose transactions take SQLite's write lock at BEGIN (the same engine elsewhere)."""
+    return engine.execution_options(**{_WRITE_OPTION: True})
+
+
 class Database:
     """Opens transactions. `read()` for queries, `write()` for anything that changes rows."""
 
     def __init__(self, engine: Engine):
         self.engine = engine
         self._reads = sessionmaker(engine, expire_on_commit=False, autoflush=False)
-        self._writes = sessionmaker(
-            engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False, autoflush=False
-        )
+        self._writes = sessionmaker(writing(engine), expire_on_commit=False, autoflush=False)
 
     @property
     def dialect_name(self) -> str:
@@ -180,6 +185,25 @@ class Database:
         """A session committed when the block ends cleanly and rolled back when it raises."""
         with self._writes.begin() as session:
             yield session
+
+    @contextmanager
+    def startup_lock(self) -> Iterator[None]:
+        """Serialise first starts: processes starting together on an empty store must make one workspace.
+
+        PostgreSQL takes a session advisory lock; SQLite needs none, as migrations and the first
+        workspace are each written in a BEGIN IMMEDIATE transaction.
+        """
+        if self.dialect_name != "postgresql":
+            yield
+            return
+        with self.engine.connect() as connection:
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": STARTUP_LOCK_KEY})
+            connection.commit()
+            try:
+                yield
+            finally:
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": STARTUP_LOCK_KEY})
+                connection.commit()
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -10,6 +10,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine
 
+from redline.db import writing
 from redline.models import Base
 
 
@@ -21,8 +22,12 @@ def _config(engine_connection: object) -> Config:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to `revision`; a no-op when it is there already."""
-    with engine.begin() as connection:
+    """Bring the schema to `revision`; a no-op when it is there already.
+
+    On SQLite the migration holds the write lock from its start (BEGIN IMMEDIATE), so two processes
+    migrating together take turns instead of both seeing an old schema.
+    """
+    with writing(engine).begin() as connection:
         command.upgrade(_config(connection), revision)
 
 

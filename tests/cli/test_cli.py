@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,43 @@ def test_large_imports_go_in_groups_and_the_last_record_of_an_id_wins(
     assert titles["r300"] == "copy 0"
     assert titles["r999"] == "copy 0"
     assert titles[None] == "no id"
+
+
+def test_the_cookie_key_is_made_once_unless_configured(database_url: str, db: Database) -> None:
+    from redline.app import create_app
+    from redline.config import Settings
+
+    ok(database_url, "db", "upgrade")
+    first = create_app(Settings(database_url=database_url), db).state.secret_key
+    again = create_app(Settings(database_url=database_url), db).state.secret_key
+    assert first == again
+    assert len(first) >= 48
+    configured = create_app(Settings(database_url=database_url, secret_key="k" * 40), db).state.secret_key
+    assert configured == "k" * 40
+
+
+def test_processes_starting_together_make_one_workspace(database_url: str, db: Database) -> None:
+    from sqlalchemy import text
+
+    from redline.cli.context import CliContext
+
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        context = CliContext(overrides={"database_url": database_url})
+        try:
+            context.ready_database()
+        except BaseException as error:  # reported by the assertion below
+            errors.append(error)
+        finally:
+            context.close()
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with db.read() as session:
+        assert session.execute(text("SELECT count(*) FROM workspaces")).scalar() == 1
+        assert session.execute(text("SELECT count(*) FROM tokens")).scalar() == 1

@@ -15,13 +15,21 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
 
+from redline import migrate
 from redline.app import create_app
 from redline.config import Settings
 from redline.db import Database, make_engine
 from tests.conftest import Harness
 
-# The placeholder in-memory store is never used: the fixture swaps in the test's database.
-APP = create_app(Settings(max_body_bytes=1024 * 1024), Database(make_engine("sqlite://")))
+
+def _placeholder() -> Database:
+    """A migrated in-memory store to build the app with; the fixture swaps in the test's database."""
+    database = Database(make_engine("sqlite://"))
+    migrate.upgrade(database.engine)
+    return database
+
+
+APP = create_app(Settings(max_body_bytes=1024 * 1024), _placeholder())
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 

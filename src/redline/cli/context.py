@@ -54,17 +54,17 @@ class CliContext:
         prints nothing secret.
         """
         db = self.database()
-        migrate.upgrade(db.engine)
         settings = self.settings()
-        with db.write() as session:
-            first = identity.bootstrap(
-                session,
-                workspace_name=settings.init_workspace,
-                project_name=settings.init_project,
-                admin_name=settings.init_admin_name,
-                admin_token=settings.init_admin_token,
-            )
-            identity.instance_secret(session)
+        with db.startup_lock():
+            migrate.upgrade(db.engine)
+            with db.write() as session:
+                first = identity.bootstrap(
+                    session,
+                    workspace_name=settings.init_workspace,
+                    project_name=settings.init_project,
+                    admin_name=settings.init_admin_name,
+                    admin_token=settings.init_admin_token,
+                )
         if first.created:
             _announce_first_start(first)
         return db

@@ -147,14 +147,17 @@ def create_workspace(session: Session, name: str) -> Workspace:
     return workspace
 
 
-def instance_secret(session: Session, generate: bool = True) -> str | None:
-    """The installation's cookie-signing key, made on first need and shared by every process."""
+def instance_secret(session: Session, configured: str | None) -> str:
+    """The key that signs session cookies: the configured one, else one made once and kept in the
+    store, so every process sharing the store signs alike and a restart logs nobody out."""
+    if configured:
+        return configured
     setting = session.get(InstanceSetting, SECRET_KEY_SETTING)
-    if setting is None and generate:
+    if setting is None:
         setting = InstanceSetting(key=SECRET_KEY_SETTING, value=secrets.token_urlsafe(48))
         session.add(setting)
         session.flush()
-    return setting.value if setting else None
+    return setting.value
 
 
 def default_workspace(session: Session) -> Workspace:

@@ -1,8 +1,8 @@
 """What every importer is: a name, a way to recognise its text, and a parser to runs.
 
-Parsing is per record: a record that can't be read is skipped with its reason, so a CLI import of a
-large file keeps the good ones and says which were left out. The API import is all or nothing and
-turns the first skipped record into its error.
+Parsing is per record: a record that can't be read is skipped with its reason, so an import of a
+large file keeps the good ones and says which were left out; a caller that wants all or nothing
+turns the first skip into its error.
 """
 
 from __future__ import annotations
