@@ -12,7 +12,19 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Dialect, Engine, MetaData, Table, create_engine, event, insert, text
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Dialect,
+    Engine,
+    MetaData,
+    Table,
+    Text,
+    create_engine,
+    event,
+    insert,
+    text,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
@@ -72,9 +84,30 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+class JSONText(TypeDecorator[Any]):
+    """JSON kept in a TEXT column on SQLite.
+
+    A column declared JSON has NUMERIC affinity in SQLite, which turns a stored bare number such as
+    123456789012345678901234567890 into a float; TEXT keeps exactly what was written.
+    """
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else dumps_text(value)
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> Any:
+        return None if value is None else loads(value)
+
+
 # JSON documents: JSONB on PostgreSQL (indexable, compact), JSON text on SQLite. Python None is SQL
 # NULL, not the JSON text 'null': `IS NULL` then finds absent values, and nothing is serialised for them.
-JSONDocument = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+JSONDocument = (
+    JSON(none_as_null=True)
+    .with_variant(JSONText(), "sqlite")
+    .with_variant(JSONB(none_as_null=True), "postgresql")
+)
 
 
 def new_id() -> uuid.UUID:

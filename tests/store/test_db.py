@@ -152,3 +152,19 @@ def test_bulk_insert_stores_exactly_what_sqlalchemy_would(db: Database) -> None:
 def test_bulk_insert_refuses_rows_missing_a_column(db: Database) -> None:
     with pytest.raises(ValueError, match="needs values for"), db.write() as session:
         bulk_insert(session, cast(Table, Trace.__table__), [{"id": uuid.uuid4()}])
+
+
+def test_drift_is_found_when_the_schema_and_the_models_disagree(database_url: str) -> None:
+    from click.testing import CliRunner
+
+    from redline.cli.main import cli
+
+    engine = make_engine(database_url)
+    with engine.begin() as connection:
+        connection.execute(text("DROP INDEX ix_traces_agent_started"))
+    differences = migrate.drift(engine)
+    engine.dispose()
+    assert any("ix_traces_agent_started" in str(difference) for difference in differences)
+    result = CliRunner().invoke(cli, ["--database-url", database_url, "db", "check", "--in-place"])
+    assert result.exit_code == 1
+    assert "difference(s) between the models and the migrations" in result.output

@@ -389,3 +389,23 @@ def test_nul_characters_are_refused_on_both_stores(harness: Harness) -> None:
     escaped_backslash = _post(harness, "/v1/runs", harness.run(title="C:\\u0000"))
     assert escaped_backslash.status_code == 201
     assert harness.client.get("/v1/runs", headers=harness.admin).json()["data"][0]["title"] == "C:\\u0000"
+
+
+@pytest.mark.parametrize("value", [5, 1.5, True, "1182", 123456789012345678901234567890, [1, "a"], None])
+def test_a_bare_json_value_round_trips_as_output(harness: Harness, value: Any) -> None:
+    answer = harness.client.post(
+        "/v1/runs", json=harness.run(output=value, input=value), headers=harness.admin
+    )
+    assert answer.status_code == 201, answer.text
+    fetched = harness.client.get(f"/v1/runs/{answer.json()['id']}", headers=harness.admin).json()
+    assert fetched.get("output") == value
+    assert fetched.get("input") == value
+
+
+def test_a_single_runs_service_error_names_just_the_field(harness: Harness) -> None:
+    body = harness.run(agent=None, agentId="00000000-0000-0000-0000-000000000001")
+    answer = _post(harness, "/v1/runs", body)
+    assert answer.status_code == 400
+    error = _error(answer)
+    assert error["details"] == {"field": "agentId"}
+    assert error["message"].startswith("agentId: No agent")

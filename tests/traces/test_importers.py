@@ -234,12 +234,12 @@ def _call(arguments: object) -> dict[str, Any]:
     [
         (
             _call('{"order_id": '),
-            "messages.1.tool_calls.0.function.arguments: not valid JSON: Expecting value",
+            "messages[1].tool_calls[0].function.arguments: not valid JSON: Expecting value",
         ),
-        (_call("[1, 2]"), "messages.1.tool_calls.0.function.arguments: must be a JSON object, not list"),
-        (_call(None), "messages.1.tool_calls.0.function.arguments: must be a JSON string"),
-        ({"messages": [{"role": "bot", "content": "beep"}]}, "messages.0.role: invalid role 'bot'"),
-        ({"messages": [{"role": "user", "content": 7}]}, "messages.0.content: must be a string"),
+        (_call("[1, 2]"), "messages[1].tool_calls[0].function.arguments: must be a JSON object, not list"),
+        (_call(None), "messages[1].tool_calls[0].function.arguments: must be a JSON string"),
+        ({"messages": [{"role": "bot", "content": "beep"}]}, "messages[0].role: invalid role 'bot'"),
+        ({"messages": [{"role": "user", "content": 7}]}, "messages[0].content: must be a string"),
         ({"messages": "hi"}, 'a record needs a "messages" list'),
         ({"messages": []}, "trace has no steps"),
         (
@@ -366,21 +366,21 @@ def test_an_anthropic_message_of_only_tool_results_adds_no_user_step() -> None:
     [
         (
             {"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {}}]},
-            "messages.0.content: tool_use blocks belong in an assistant message",
+            "messages[0].content: tool_use blocks belong in an assistant message",
         ),
         (
             {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]},
-            "messages.0.content: tool_result blocks belong in a user message",
+            "messages[0].content: tool_result blocks belong in a user message",
         ),
         (
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": "{}"}]},
-            "messages.0.content.0.input: must be a JSON object",
+            "messages[0].content[0].input: must be a JSON object",
         ),
         (
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": {}}]},
-            "messages.0.content.0.name: a tool call needs a name",
+            "messages[0].content[0].name: a tool call needs a name",
         ),
-        ({"role": "system", "content": "skill"}, "messages.0.role: invalid role 'system'"),
+        ({"role": "system", "content": "skill"}, "messages[0].role: invalid role 'system'"),
     ],
 )
 def test_an_anthropic_record_that_cannot_be_read_is_skipped_with_its_reason(
@@ -440,7 +440,7 @@ def test_auto_looks_at_the_first_record_only() -> None:
 
     assert fmt == "openai_chat"
     assert parsed.skipped == [
-        Skipped(2, "messages.1.content.2: a tool_use block is Anthropic's; import as anthropic_messages")
+        Skipped(2, "messages[1].content[2]: a tool_use block is Anthropic's; import as anthropic_messages")
     ]
 
 

@@ -43,10 +43,10 @@ def import_runs(context: CliContext, file: Path, project: str, format_: str) -> 
     """Import the runs in FILE into a project, keeping the good records and listing the skipped ones.
 
     A record whose external id is already in the project replaces that run, so when the file holds
-    an external id more than once its last record wins. Records are read and stored 500 at a time
-    (memory stays flat however many runs the file holds), each group in its own transaction: a
-    failure part-way keeps the groups before it, and importing the file again replaces them rather
-    than duplicating them when the records have external ids.
+    an external id more than once its last record wins. The file's text is read whole; its records
+    are parsed and stored 500 at a time, each group in its own transaction: a failure part-way keeps
+    the groups before it, and importing the file again replaces them rather than duplicating them
+    when the records have external ids.
     """
     db = context.ready_database()
     tune_gc_for_bulk_work()

@@ -150,17 +150,23 @@ def upgrade() -> None:
         sa.Column("source_format", sa.String(length=40), nullable=False),
         sa.Column(
             "input",
-            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            sa.JSON()
+            .with_variant(sa.Text(), "sqlite")
+            .with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=True,
         ),
         sa.Column(
             "output",
-            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            sa.JSON()
+            .with_variant(sa.Text(), "sqlite")
+            .with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=True,
         ),
         sa.Column(
             "metadata",
-            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            sa.JSON()
+            .with_variant(sa.Text(), "sqlite")
+            .with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=True,
         ),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
@@ -192,7 +198,9 @@ def upgrade() -> None:
         sa.Column("name", sa.String(length=500), nullable=False),
         sa.Column(
             "attributes",
-            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            sa.JSON()
+            .with_variant(sa.Text(), "sqlite")
+            .with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=True,
         ),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
@@ -213,13 +221,17 @@ def upgrade() -> None:
         sa.Column("tool_name", sa.String(length=200), nullable=True),
         sa.Column(
             "tool_input",
-            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            sa.JSON()
+            .with_variant(sa.Text(), "sqlite")
+            .with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=True,
         ),
         sa.Column("tool_call_id", sa.String(length=200), nullable=True),
         sa.Column(
             "metadata",
-            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            sa.JSON()
+            .with_variant(sa.Text(), "sqlite")
+            .with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=True,
         ),
         sa.ForeignKeyConstraint(

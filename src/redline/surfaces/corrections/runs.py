@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -26,11 +28,24 @@ DatabaseDep = Annotated[Database, Depends(database)]
 
 @router.post("", status_code=201, summary="Store one run with its steps and spans")
 def create_run(run: RunIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
-    with db.write() as session:
+    with db.write() as session, _as_one_run():
         [stored] = traces.ingest_runs(session, actor, [run])
         view = traces.get_run(session, actor, stored.id)
         body = run_to_dict(view)
     return JSONBody(body, status_code=201)
+
+
+@contextmanager
+def _as_one_run() -> Iterator[None]:
+    """The service numbers runs as in a batch; a single run's error names just the field."""
+    try:
+        yield
+    except Invalid as error:
+        if "index" not in error.details:
+            raise
+        field = error.details["field"]
+        prefix = f"runs[{error.details['index']}]."
+        raise Invalid(error.message.removeprefix(prefix), details={"field": field}) from None
 
 
 @router.post("/batch", status_code=201, summary="Store up to 1,000 runs in one transaction, all or nothing")

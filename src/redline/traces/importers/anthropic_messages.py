@@ -76,7 +76,7 @@ def _read_blocks(content: object, where: str) -> _Blocks:
     if not isinstance(content, list):
         return blocks
     for number, value in enumerate(content):
-        block_where = f"{where}.{number}"
+        block_where = f"{where}[{number}]"
         block = require_object(value, block_where)
         kind = block.get("type")
         if kind == "tool_use":

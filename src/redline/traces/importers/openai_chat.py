@@ -74,7 +74,7 @@ def _tool_calls(value: object, where: str) -> list[ToolCall]:
         return []
     if not isinstance(value, list):
         raise RecordError(f"{where}: must be a list")
-    return [_tool_call(call, f"{where}.{number}") for number, call in enumerate(value)]
+    return [_tool_call(call, f"{where}[{number}]") for number, call in enumerate(value)]
 
 
 def _refuse_anthropic_tools(content: object, where: str) -> None:
@@ -85,7 +85,7 @@ def _refuse_anthropic_tools(content: object, where: str) -> None:
         kind = part.get("type") if isinstance(part, dict) else None
         if kind in ANTHROPIC_TOOL_BLOCKS:
             raise RecordError(
-                f"{where}.{number}: a {kind} block is Anthropic's; import as anthropic_messages"
+                f"{where}[{number}]: a {kind} block is Anthropic's; import as anthropic_messages"
             )
 
 

@@ -229,7 +229,7 @@ def message_roles(messages: Sequence[object]) -> set[str | None]:
 def _text_of_parts(parts: list[object], where: str) -> str:
     texts: list[str] = []
     for number, part in enumerate(parts):
-        part_where = f"{where}.{number}"
+        part_where = f"{where}[{number}]"
         fields = require_object(part, part_where)
         if fields.get("type") != "text":
             continue  # images, audio, files: nothing a text reward model can read
@@ -257,7 +257,7 @@ def conversation_steps(
     """The steps of every message in order, each message read with its place for error reasons."""
     steps: list[StepIn] = []
     for number, message in enumerate(messages):
-        steps.extend(read(message, f"messages.{number}"))
+        steps.extend(read(message, f"messages[{number}]"))
     return steps
 
 
