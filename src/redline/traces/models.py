@@ -12,30 +12,28 @@ from sqlalchemy.orm import Mapped, mapped_column
 from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
 
 
-class Agent(Base):
+class _Producer:
+    """What agents and flows share: a name in a project, registered on first use, and a pinned version."""
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    pinned_version: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Agent(_Producer, Base):
     """Something that produces runs; registered by name on its first run."""
 
     __tablename__ = "agents"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
 
-    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
-    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
-    pinned_version: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-
-class Flow(Base):
+class Flow(_Producer, Base):
     """A multi-step workflow that produces runs; registered by name on its first run."""
 
     __tablename__ = "flows"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
-
-    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
-    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
-    pinned_version: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class Trace(Base):
