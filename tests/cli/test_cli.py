@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from redline.cli.main import cli
 from redline.db import Database
 from redline.identity import service as identity
 from redline.traces import service as traces
+from tests.concurrency import run_at_once
 
 TOKEN_LINE = re.compile(r"Admin token \(shown once, keep it safe\): (\S+)")
 
@@ -294,23 +294,14 @@ def test_processes_starting_together_make_one_workspace(database_url: str, db: D
 
     from redline.cli.context import CliContext
 
-    errors: list[BaseException] = []
-
-    def start() -> None:
+    def start(_: int) -> None:
         context = CliContext(overrides={"database_url": database_url})
         try:
             context.ready_database()
-        except BaseException as error:  # reported by the assertion below
-            errors.append(error)
         finally:
             context.close()
 
-    threads = [threading.Thread(target=start) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert run_at_once(start, threads=4) == []
     with db.read() as session:
         assert session.execute(text("SELECT count(*) FROM workspaces")).scalar() == 1
         assert session.execute(text("SELECT count(*) FROM tokens")).scalar() == 1

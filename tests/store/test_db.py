@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
 from typing import cast
@@ -16,6 +15,7 @@ from redline.identity import service as identity
 from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
+from tests.concurrency import run_at_once
 from tests.conftest import bootstrap_admin
 
 
@@ -45,29 +45,20 @@ def test_writes_begin_immediate_on_sqlite(tmp_path: object) -> None:
 
 def test_concurrent_writers_all_succeed(db: Database) -> None:
     first = bootstrap_admin(db)
-    errors: list[BaseException] = []
 
     def write(worker: int) -> None:
-        try:
-            for batch in range(5):
-                run = RunIn(
-                    project_id=first.project.id,
-                    external_id=f"w{worker}-{batch}",
-                    agent=f"agent-{batch % 2}",
-                    status="completed",
-                    steps=[StepIn(role="user", content="hi")],
-                )
-                with db.write() as session:
-                    traces.ingest_runs(session, identity.operator(session), [run])
-        except BaseException as error:  # the assertion below reports it
-            errors.append(error)
+        for batch in range(5):
+            run = RunIn(
+                project_id=first.project.id,
+                external_id=f"w{worker}-{batch}",
+                agent=f"agent-{batch % 2}",
+                status="completed",
+                steps=[StepIn(role="user", content="hi")],
+            )
+            with db.write() as session:
+                traces.ingest_runs(session, identity.operator(session), [run])
 
-    threads = [threading.Thread(target=write, args=(worker,)) for worker in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert run_at_once(write, threads=4) == []
     with db.read() as session:
         assert session.execute(text("SELECT count(*) FROM traces")).scalar() == 20
         assert session.execute(text("SELECT count(*) FROM agents")).scalar() == 2
