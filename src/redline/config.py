@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 LogLevel = Literal["debug", "info", "warning", "error"]
 
@@ -51,6 +53,21 @@ class Settings(BaseSettings):
         5000, ge=0, description="How long a SQLite writer waits for the write lock before failing."
     )
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
+    @field_validator("database_url")
+    @classmethod
+    def _a_store_redline_speaks(cls, value: str) -> str:
+        """SQLite, or PostgreSQL through psycopg 3: URLs written for other PostgreSQL drivers
+        (`postgres://`, `postgresql://`, `postgresql+psycopg2://`) are read as psycopg 3's."""
+        try:
+            url = make_url(value)
+        except ArgumentError:
+            raise ValueError(f'"{value}" is not a database URL, such as sqlite:///redline.db') from None
+        backend, _, driver = url.drivername.partition("+")
+        if backend in ("postgresql", "postgres") and driver in ("", "psycopg", "psycopg2"):
+            return url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+        if backend == "sqlite" and driver in ("", "pysqlite"):
+            return value
+        raise ValueError(
+            f"Redline stores data in SQLite (sqlite:///redline.db) or PostgreSQL "
+            f"(postgresql+psycopg://user@host/db), not {url.drivername}"
+        )

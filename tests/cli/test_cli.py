@@ -305,3 +305,42 @@ def test_processes_starting_together_make_one_workspace(database_url: str, db: D
     with db.read() as session:
         assert session.execute(text("SELECT count(*) FROM workspaces")).scalar() == 1
         assert session.execute(text("SELECT count(*) FROM tokens")).scalar() == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"REDLINE_DATABASE_URL": "foo"}, 'REDLINE_DATABASE_URL: "foo" is not a database URL'),
+        ({"REDLINE_DATABASE_URL": "mysql://x/y"}, "Redline stores data in SQLite"),
+        ({"REDLINE_INIT_ADMIN_TOKEN": "short"}, "REDLINE_INIT_ADMIN_TOKEN: String should have at least 16"),
+        ({"REDLINE_LOG_LEVEL": "loud"}, "REDLINE_LOG_LEVEL: Input should be"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(env: dict[str, str], expected: str) -> None:
+    result = CliRunner(env=env).invoke(cli, ["db", "upgrade"])
+    assert result.exit_code == 2
+    assert expected in result.output
+    assert "Traceback" not in result.output
+
+
+def test_an_unreachable_store_is_one_line(tmp_path: Path) -> None:
+    for url, reason in [
+        ("postgresql+psycopg://postgres@127.0.0.1:1/redline", "Connection refused"),
+        (f"sqlite:///{tmp_path}/missing/dir/x.db", "unable to open database file"),
+    ]:
+        result = CliRunner().invoke(cli, ["--database-url", url, "db", "upgrade"])
+        assert result.exit_code == 1
+        assert f"Error: Can't open the store {url}: " in result.output
+        assert reason in result.output
+
+
+def test_postgres_urls_use_psycopg_3() -> None:
+    from redline.config import Settings
+
+    assert Settings(database_url="postgres://u:pw@h/db").database_url == "postgresql+psycopg://u:pw@h/db"
+    assert (
+        Settings(database_url="postgresql://u@h:5433/db").database_url == "postgresql+psycopg://u@h:5433/db"
+    )
+    assert Settings(database_url="postgresql+psycopg2://u@h/db").database_url == "postgresql+psycopg://u@h/db"
+    with pytest.raises(ValueError, match="not postgresql\\+asyncpg"):
+        Settings(database_url="postgresql+asyncpg://u@h/db")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from redline import migrate
 from redline.config import Settings
@@ -31,7 +34,8 @@ class CliContext:
         except ValidationError as error:
             problem = error.errors()[0]
             name = "REDLINE_" + "_".join(str(part) for part in problem["loc"]).upper()
-            raise click.UsageError(f"{name}: {problem['msg']}") from None
+            message = str(problem["msg"]).removeprefix("Value error, ")
+            raise click.UsageError(f"{name}: {message}") from None
 
     def database(self) -> Database:
         if self._database is None:
@@ -47,6 +51,16 @@ class CliContext:
             self._database.dispose()
             self._database = None
 
+    @contextmanager
+    def reaching_store(self) -> Iterator[None]:
+        """A store that can't be reached is one line saying which and why, not a traceback."""
+        try:
+            yield
+        except OperationalError as error:
+            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+            where = shown_url(self.settings().database_url)
+            raise click.ClickException(f"Can't open the store {where}: {reason}") from None
+
     def ready_database(self) -> Database:
         """The database migrated to head and with its first workspace, whichever command runs first.
 
@@ -55,7 +69,7 @@ class CliContext:
         """
         db = self.database()
         settings = self.settings()
-        with db.startup_lock():
+        with self.reaching_store(), db.startup_lock():
             migrate.upgrade(db.engine)
             with db.write() as session:
                 first = identity.bootstrap(

@@ -41,7 +41,8 @@ def check(context: CliContext, scratch: bool) -> None:
             differences = migrate.drift(engine)
             engine.dispose()
     else:
-        differences = migrate.drift(context.database().engine)
+        with context.reaching_store():
+            differences = migrate.drift(context.database().engine)
     if differences:
         for difference in differences:
             click.echo(f"  {difference}", err=True)
