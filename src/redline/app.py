@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import Depends, FastAPI
+from fastapi.openapi.utils import get_openapi
 
 from redline import __version__
 from redline.config import Settings
@@ -53,6 +55,23 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     install_error_handlers(app)
     for router in (runs.router, identity.router, agents.router):
         app.include_router(router)
+
+    def openapi_without_422() -> dict[str, Any]:
+        """FastAPI documents a 422 on every route with input; Redline's surfaces answer bad input in
+        their own shape and status (400 on /v1), already listed per route, so the 422s would mislead."""
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            for path in schema.get("paths", {}).values():
+                for operation in path.values():
+                    operation.get("responses", {}).pop("422", None)
+            for unused in ("HTTPValidationError", "ValidationError"):
+                schema.get("components", {}).get("schemas", {}).pop(unused, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi_without_422  # type: ignore[method-assign]
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:
