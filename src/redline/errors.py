@@ -73,6 +73,8 @@ class NotFound(RedlineError):
             details={"id": str(ident)},
         )
         self.kind = kind
+        # A surface whose document words "not found" its own way replaces only the generic sentence.
+        self.generic = message is None
 
 
 class Conflict(RedlineError):

@@ -1,7 +1,9 @@
 """Every table, imported in one place so Alembic and `redline db check` see the whole schema."""
 
+from redline.annotations import models as annotation_models
 from redline.db import Base
 from redline.identity import models as identity_models
+from redline.learning import models as learning_models
 from redline.traces import models as trace_models
 
-__all__ = ["Base", "identity_models", "trace_models"]
+__all__ = ["Base", "annotation_models", "identity_models", "learning_models", "trace_models"]

@@ -294,7 +294,8 @@ def _producer_names(
     return agents, flows
 
 
-def _readable_trace(session: Session, actor: Actor, run_id: uuid.UUID, needed: ProjectRole) -> Trace:
+def readable_trace(session: Session, actor: Actor, run_id: uuid.UUID, needed: ProjectRole) -> Trace:
+    """The trace, if the actor holds `needed` in its project; not found if the actor can't see it."""
     trace = session.get(Trace, run_id)
     if trace is None:
         raise NotFound("run", run_id)
@@ -320,7 +321,7 @@ def _full_view(session: Session, trace: Trace) -> RunView:
 
 def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     """One run with its steps and spans; not found when it is outside what the actor can read."""
-    return _full_view(session, _readable_trace(session, actor, run_id, "read"))
+    return _full_view(session, readable_trace(session, actor, run_id, "read"))
 
 
 def _filtered(actor_projects: list[uuid.UUID], filters: RunFilters) -> Select[Trace]:
@@ -422,7 +423,7 @@ def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
 
     Takes the project's admin role: erasure is a data-protection act, not an everyday edit.
     """
-    trace = _readable_trace(session, actor, run_id, "admin")
+    trace = readable_trace(session, actor, run_id, "admin")
     trace.input = None
     trace.output = None
     trace.meta = None

@@ -1,0 +1,236 @@
+"""Rules of annotations (rm-annotations.txt): what one may say, on what, and who may change it.
+
+Every refusal is the document's sentence; the rm surface answers it as a 422.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.orm import Session
+
+from redline.annotations.models import Annotation
+from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
+from redline.db import utcnow
+from redline.errors import Forbidden, Invalid, NotFound
+from redline.identity.models import Project
+from redline.identity.service import Actor, project_role, visible_projects
+from redline.traces.models import Step, Trace
+from redline.traces.service import readable_trace
+
+NEEDS_RATING_OR_COMMENT = "an annotation needs a rating, a comment, or both"
+SYSTEM_STEP_RATED = "system steps can be commented on but not rated"
+STEP_NOT_IN_TRACE = "step_id is not a step of this trace"
+QUOTE_NOT_IN_STEP = "quote text does not appear in the step's content"
+QUOTE_NEEDS_STEP = "a quote needs a step_id"
+
+EXPORT_CHUNK = 1_000
+
+
+@dataclass(frozen=True)
+class TraceCounts:
+    """What a trace summary shows of its annotations."""
+
+    positive: int = 0
+    negative: int = 0
+    comments: int = 0
+    label_errors: int = 0
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    annotation: Annotation
+    trace_external_id: str | None
+    step_index: int | None
+
+
+# ------------------------------------------------------------------------------------------------ quotes
+
+
+def _common_suffix(a: str, b: str) -> int:
+    length = 0
+    while length < min(len(a), len(b)) and a[-1 - length] == b[-1 - length]:
+        length += 1
+    return length
+
+
+def _common_prefix(a: str, b: str) -> int:
+    length = 0
+    while length < min(len(a), len(b)) and a[length] == b[length]:
+        length += 1
+    return length
+
+
+def resolve_quote(content: str, quote: QuoteIn) -> tuple[int, int]:
+    """Where the quote is in the content: of several occurrences, the one whose surroundings best match
+    the prefix and suffix (most characters matching next to it; the first on a tie)."""
+    best: tuple[int, int] | None = None
+    best_score = -1
+    start = content.find(quote.text)
+    while start != -1:
+        end = start + len(quote.text)
+        score = _common_suffix(content[:start], quote.prefix) + _common_prefix(content[end:], quote.suffix)
+        if score > best_score:
+            best, best_score = (start, end), score
+        start = content.find(quote.text, start + 1)
+    if best is None:
+        raise Invalid(QUOTE_NOT_IN_STEP, details={"field": "quote.text"})
+    return best
+
+
+# ------------------------------------------------------------------------------------------------ create
+
+
+def _step_of(session: Session, trace: Trace, step_id: uuid.UUID) -> Step:
+    step = session.get(Step, step_id)
+    if step is None or step.trace_id != trace.id:
+        raise Invalid(STEP_NOT_IN_TRACE, details={"field": "step_id"})
+    return step
+
+
+def _check_rules(rating: int | None, comment: str | None, step: Step | None) -> None:
+    if rating is None and not comment:
+        raise Invalid(NEEDS_RATING_OR_COMMENT, details={"field": "rating"})
+    if rating is not None and step is not None and step.role == "system":
+        raise Invalid(SYSTEM_STEP_RATED, details={"field": "rating"})
+
+
+def create(session: Session, actor: Actor, trace_id: uuid.UUID, body: AnnotationIn) -> Annotation:
+    """Store one annotation by the actor; the trace must be one it may write to."""
+    trace = readable_trace(session, actor, trace_id, "write")
+    step = _step_of(session, trace, body.step_id) if body.step_id is not None else None
+    _check_rules(body.rating, body.comment, step)
+    quote: dict[str, Any] | None = None
+    if body.quote is not None:
+        if step is None:
+            raise Invalid(QUOTE_NEEDS_STEP, details={"field": "quote"})
+        start, end = resolve_quote(step.content, body.quote)
+        quote = {**body.quote.model_dump(), "start": start, "end": end}
+    now = utcnow()
+    annotation = Annotation(
+        id=uuid.uuid4(),
+        trace_id=trace.id,
+        step_id=step.id if step else None,
+        rating=body.rating,
+        comment=body.comment or None,
+        quote=quote,
+        label_error=False,
+        author_id=actor.principal_id,
+        author_name=actor.name,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(annotation)
+    session.flush()
+    return annotation
+
+
+# -------------------------------------------------------------------------------------------------- read
+
+
+def for_trace(session: Session, actor: Actor, trace_id: uuid.UUID) -> list[Annotation]:
+    """A trace's annotations, oldest first, flagged ones included: they stay visible."""
+    trace = readable_trace(session, actor, trace_id, "read")
+    return list(
+        session.scalars(
+            select(Annotation)
+            .where(Annotation.trace_id == trace.id)
+            .order_by(Annotation.created_at, Annotation.id)
+        )
+    )
+
+
+def counts(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, TraceCounts]:
+    """Per trace, in one aggregate query: explicit +/− ratings (flagged left out), comments, flags."""
+    ids = list(trace_ids)
+    if not ids:
+        return {}
+    unflagged = Annotation.label_error.is_(False)
+    rows = session.execute(
+        select(
+            Annotation.trace_id,
+            func.sum(case((and_(unflagged, Annotation.rating == 1), 1), else_=0)),
+            func.sum(case((and_(unflagged, Annotation.rating == -1), 1), else_=0)),
+            func.sum(case((Annotation.comment.is_not(None), 1), else_=0)),
+            func.sum(case((Annotation.label_error.is_(True), 1), else_=0)),
+        )
+        .where(Annotation.trace_id.in_(ids))
+        .group_by(Annotation.trace_id)
+    )
+    return {row[0]: TraceCounts(int(row[1]), int(row[2]), int(row[3]), int(row[4])) for row in rows}
+
+
+def iter_export(session: Session, actor: Actor, chunk: int = EXPORT_CHUNK) -> Iterator[ExportRow]:
+    """Every annotation the actor can read, oldest first, flagged included, a page of `chunk` at a time,
+    so memory stays the same however many there are."""
+    project_ids = [project.id for project, _ in visible_projects(session, actor)]
+    last: tuple[datetime, uuid.UUID] | None = None
+    while True:
+        query = (
+            select(Annotation, Trace.external_id, Step.index)
+            .join(Trace, Trace.id == Annotation.trace_id)
+            .outerjoin(Step, Step.id == Annotation.step_id)
+            .where(Trace.project_id.in_(project_ids))
+        )
+        if last is not None:
+            query = query.where(
+                or_(
+                    Annotation.created_at > last[0],
+                    and_(Annotation.created_at == last[0], Annotation.id > last[1]),
+                )
+            )
+        rows = session.execute(query.order_by(Annotation.created_at, Annotation.id).limit(chunk)).all()
+        if not rows:
+            return
+        for annotation, external_id, step_index in rows:
+            yield ExportRow(annotation, external_id, step_index)
+        last = (rows[-1][0].created_at, rows[-1][0].id)
+        session.expunge_all()
+
+
+# ---------------------------------------------------------------------------------------- change, delete
+
+
+def _own_or_admin(session: Session, actor: Actor, annotation_id: uuid.UUID) -> Annotation:
+    """The annotation, if the actor wrote it or administers its project; not found if it can't see it."""
+    annotation = session.get(Annotation, annotation_id)
+    if annotation is None:
+        raise NotFound("annotation", annotation_id)
+    try:
+        trace = readable_trace(session, actor, annotation.trace_id, "read")
+    except NotFound:
+        raise NotFound("annotation", annotation_id) from None
+    if annotation.author_id != actor.principal_id:
+        project = session.get_one(Project, trace.project_id)
+        if project_role(session, actor, project) != "admin":
+            raise Forbidden("Only the annotation's author or a project admin can change or delete it.")
+    return annotation
+
+
+def change(session: Session, actor: Actor, annotation_id: uuid.UUID, body: AnnotationChange) -> Annotation:
+    """Apply the fields that were sent, and only those; the annotation must still obey every rule."""
+    annotation = _own_or_admin(session, actor, annotation_id)
+    sent = body.model_fields_set
+    rating = body.rating if "rating" in sent else annotation.rating
+    comment = body.comment if "comment" in sent else annotation.comment
+    step = session.get(Step, annotation.step_id) if annotation.step_id else None
+    _check_rules(rating, comment, step)
+    annotation.rating = rating
+    annotation.comment = comment or None
+    if "label_error" in sent:
+        annotation.label_error = bool(body.label_error)
+    if "label_error_note" in sent:
+        annotation.label_error_note = body.label_error_note
+    annotation.updated_at = utcnow()
+    session.flush()
+    return annotation
+
+
+def delete(session: Session, actor: Actor, annotation_id: uuid.UUID) -> None:
+    session.delete(_own_or_admin(session, actor, annotation_id))
+    session.flush()

@@ -1,0 +1,1 @@
+"""Learning from feedback: preference pairs and the reward models trained on them."""

@@ -1,0 +1,67 @@
+"""Reward models, the traces each was asked to learn from, and the exact pairs it was built with."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
+
+
+class RewardModel(Base):
+    """A model to be trained from preference pairs; the pairs are persisted with it as evidence."""
+
+    __tablename__ = "reward_models"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    workspace_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("workspaces.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20))
+    status_detail: Mapped[str | None] = mapped_column(Text)
+    base_model: Mapped[str | None] = mapped_column(String(200))
+    compute: Mapped[str] = mapped_column(String(40))
+    epochs: Mapped[int] = mapped_column(Integer)
+    max_pairs: Mapped[int] = mapped_column(Integer)
+    num_pairs: Mapped[int] = mapped_column(Integer)
+    # The caller's training_config as sent, unknown keys included (input_version, rubric, ...).
+    training_config: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
+    metrics: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class RewardModelTrace(Base):
+    """A trace a reward model was asked to learn from: only these supply its pairs."""
+
+    __tablename__ = "reward_model_traces"
+
+    reward_model_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("reward_models.id", ondelete="CASCADE"), primary_key=True
+    )
+    trace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"), primary_key=True)
+
+
+class PreferencePair(Base):
+    """One pair as the model was built with it: the texts themselves, not a recipe to rebuild them."""
+
+    __tablename__ = "preference_pairs"
+    __table_args__ = (UniqueConstraint("reward_model_id", "position"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    reward_model_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("reward_models.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    granularity: Mapped[str] = mapped_column(String(10))
+    source: Mapped[str] = mapped_column(String(40))
+    chosen: Mapped[str] = mapped_column(Text)
+    rejected: Mapped[str] = mapped_column(Text)
+    # Where each side came from: {"chosen": {"trace_id", "step_id"?, "annotation_ids"}, "rejected": {...}}.
+    source_ids: Mapped[dict[str, Any]] = mapped_column(JSONDocument)

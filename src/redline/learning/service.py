@@ -1,0 +1,163 @@
+"""Reward-model records: which traces a model learns from, and the pairs it was built with.
+
+Creating a model builds its pairs at once and keeps them, so what a model learned from can always be
+shown. Training them into a model is the job of a trainer that this release does not have yet: a new
+model is `queued`, and its `status_detail` says so.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any, cast
+
+from sqlalchemy import Table, exists, func, select
+from sqlalchemy.orm import Session
+
+from redline.db import bulk_insert, utcnow
+from redline.errors import Invalid, NotFound
+from redline.identity.service import Actor, visible_projects
+from redline.learning.models import PreferencePair, RewardModel, RewardModelTrace
+from redline.learning.pairs import DEFAULT_MAX_PAIRS, Pair, rating_pairs
+from redline.traces.models import Trace
+from redline.traces.service import readable_trace
+
+MIN_PAIRS = 2
+MAX_PAIRS_LIMIT = 100_000
+QUEUED_DETAIL = (
+    "Queued: the pairs are built and kept with the model; this Redline release has no trainer yet, "
+    "so the model stays queued until one is added."
+)
+
+
+def max_pairs_of(config: dict[str, Any]) -> int:
+    value = config.get("max_pairs", DEFAULT_MAX_PAIRS)
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_PAIRS <= value <= MAX_PAIRS_LIMIT:
+        raise Invalid(
+            f"training_config.max_pairs is a whole number from {MIN_PAIRS} to {MAX_PAIRS_LIMIT}",
+            details={"field": "training_config.max_pairs"},
+        )
+    return value
+
+
+def _readable_traces(session: Session, actor: Actor, trace_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
+    """The traces, in the order given without repeats, each one the actor can read."""
+    unique = list(dict.fromkeys(trace_ids))
+    for trace_id in unique:
+        try:
+            readable_trace(session, actor, trace_id, "read")
+        except NotFound:
+            raise NotFound("run", trace_id, f"Trace {trace_id} not found") from None
+    return unique
+
+
+def preview_pairs(
+    session: Session, actor: Actor, trace_ids: Sequence[uuid.UUID], max_pairs: int = DEFAULT_MAX_PAIRS
+) -> list[Pair]:
+    """The pairs a model of these traces would be built with, without making one."""
+    return rating_pairs(session, _readable_traces(session, actor, trace_ids), max_pairs)
+
+
+def create(
+    session: Session, actor: Actor, *, name: str, trace_ids: Sequence[uuid.UUID], config: dict[str, Any]
+) -> RewardModel:
+    """A queued reward model with its pairs; fewer than two usable pairs is refused."""
+    max_pairs = max_pairs_of(config)
+    traces = _readable_traces(session, actor, trace_ids)
+    pairs = rating_pairs(session, traces, max_pairs)
+    if len(pairs) < MIN_PAIRS:
+        raise Invalid(
+            f"training needs at least {MIN_PAIRS} usable pairs; the selected traces give {len(pairs)}: "
+            "rate whole traces or steps + and − (flagged ratings and ratings that cancel don't count)",
+            details={"field": "trace_ids", "pairs": len(pairs)},
+        )
+    epochs = config.get("epochs", 1)
+    model = RewardModel(
+        id=uuid.uuid4(),
+        workspace_id=actor.workspace_id,
+        name=name,
+        status="queued",
+        status_detail=QUEUED_DETAIL,
+        base_model=config.get("base_model") if isinstance(config.get("base_model"), str) else None,
+        compute="cpu",
+        epochs=epochs if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0 else 1,
+        max_pairs=max_pairs,
+        num_pairs=len(pairs),
+        training_config=config,
+        created_by=actor.principal_id,
+        created_at=utcnow(),
+    )
+    session.add(model)
+    session.flush()
+    bulk_insert(
+        session,
+        cast(Table, RewardModelTrace.__table__),
+        [{"reward_model_id": model.id, "trace_id": trace_id} for trace_id in traces],
+    )
+    bulk_insert(
+        session,
+        cast(Table, PreferencePair.__table__),
+        [
+            {
+                "id": uuid.uuid4(),
+                "reward_model_id": model.id,
+                "position": position,
+                "granularity": pair.granularity,
+                "source": pair.source,
+                "chosen": pair.chosen,
+                "rejected": pair.rejected,
+                "source_ids": pair.source_ids,
+            }
+            for position, pair in enumerate(pairs)
+        ],
+    )
+    return model
+
+
+def _hidden_from(session: Session, actor: Actor) -> Any:
+    """Models built from any trace in a project the actor can't read: their pairs would show it."""
+    readable = [project.id for project, _ in visible_projects(session, actor)]
+    return exists(
+        select(RewardModelTrace.trace_id)
+        .join(Trace, Trace.id == RewardModelTrace.trace_id)
+        .where(RewardModelTrace.reward_model_id == RewardModel.id, Trace.project_id.not_in(readable))
+    )
+
+
+def list_models(session: Session, actor: Actor) -> list[RewardModel]:
+    query = select(RewardModel).where(
+        RewardModel.workspace_id == actor.workspace_id, ~_hidden_from(session, actor)
+    )
+    return list(session.scalars(query.order_by(RewardModel.created_at.desc(), RewardModel.id.desc())))
+
+
+def get_model(session: Session, actor: Actor, model_id: uuid.UUID) -> RewardModel:
+    model = session.scalar(
+        select(RewardModel).where(
+            RewardModel.id == model_id,
+            RewardModel.workspace_id == actor.workspace_id,
+            ~_hidden_from(session, actor),
+        )
+    )
+    if model is None:
+        raise NotFound("reward-model", model_id)
+    return model
+
+
+def trace_count(session: Session, model_id: uuid.UUID) -> int:
+    return len(
+        session.scalars(
+            select(RewardModelTrace.trace_id).where(RewardModelTrace.reward_model_id == model_id)
+        ).all()
+    )
+
+
+def pairs_of(session: Session, actor: Actor, model_id: uuid.UUID) -> list[PreferencePair]:
+    model = get_model(session, actor, model_id)
+    return list(
+        session.scalars(
+            select(PreferencePair)
+            .where(PreferencePair.reward_model_id == model.id)
+            .order_by(PreferencePair.position)
+        )
+    )
