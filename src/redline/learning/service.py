@@ -145,11 +145,10 @@ def get_model(session: Session, actor: Actor, model_id: uuid.UUID) -> RewardMode
 
 
 def trace_count(session: Session, model_id: uuid.UUID) -> int:
-    return len(
-        session.scalars(
-            select(RewardModelTrace.trace_id).where(RewardModelTrace.reward_model_id == model_id)
-        ).all()
+    query = (
+        select(func.count()).select_from(RewardModelTrace).where(RewardModelTrace.reward_model_id == model_id)
     )
+    return int(session.scalar(query) or 0)
 
 
 def pairs_of(session: Session, actor: Actor, model_id: uuid.UUID) -> list[PreferencePair]:
