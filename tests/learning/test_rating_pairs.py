@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from redline.annotations import service as annotations
+from redline.annotations import service as annotation_service
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity import service as identity
@@ -54,7 +54,7 @@ def _rate(
         rating=rating, step_id=view.steps[step].id if step is not None else None, comment=more.get("comment")
     )
     with db.write() as session:
-        return annotations.create(session, actor, view.trace.id, body).id
+        return annotation_service.create(session, actor, view.trace.id, body).id
 
 
 def test_the_documents_example_gives_exactly_two_pairs(db: Database) -> None:
@@ -71,7 +71,7 @@ def test_the_documents_example_gives_exactly_two_pairs(db: Database) -> None:
     # A flagged rating counts for nothing.
     flagged = _rate(db, actor, views["F"], +1)
     with db.write() as session:
-        annotations.change(
+        annotation_service.change(
             session, actor, flagged, AnnotationChange(label_error=True, label_error_note="wrong")
         )
     # A system step can be commented on, and that is no rating.

@@ -37,10 +37,21 @@ def render_corrections(error: RedlineError, request_id: str) -> Response:
     return JSONBody({"error": body}, status_code=error.status, headers={"X-Request-Id": request_id})
 
 
+# The rm document's own words for "not found", used where a service gave the generic sentence.
+RM_NOT_FOUND = {
+    "run": "Trace not found",
+    "annotation": "Annotation not found",
+    "reward-model": "Reward model not found",
+}
+
+
 def render_rm(error: RedlineError, request_id: str) -> Response:
     """`{"detail": sentence}`; a broken rule is a 422, as the stashai client and its document expect."""
     status = 422 if isinstance(error, Invalid) else error.status
-    return JSONBody({"detail": error.message}, status_code=status, headers={"X-Request-Id": request_id})
+    message = error.message
+    if isinstance(error, NotFound) and error.generic:
+        message = RM_NOT_FOUND.get(error.kind, message)
+    return JSONBody({"detail": message}, status_code=status, headers={"X-Request-Id": request_id})
 
 
 def render_reviews(error: RedlineError, request_id: str) -> Response:

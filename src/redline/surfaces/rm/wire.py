@@ -1,0 +1,128 @@
+"""The rm surface's objects as its document and the stashai client know them (wire-clients.md §2.3)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from redline.annotations.models import Annotation
+from redline.annotations.service import TraceCounts
+from redline.learning.models import PreferencePair, RewardModel
+from redline.traces.models import Span, Step, Trace
+
+PREFIX = "/api/v1/rm"
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def trace_summary(trace: Trace, counts: TraceCounts) -> dict[str, Any]:
+    """A trace in a list: what it is and what people said about it. Scores arrive with trained models."""
+    return {
+        "id": str(trace.id),
+        "external_id": trace.external_id,
+        "title": trace.title,
+        "source_format": trace.source_format,
+        "step_count": trace.step_count,
+        "positive_count": counts.positive,
+        "negative_count": counts.negative,
+        "comment_count": counts.comments,
+        "label_error_count": counts.label_errors,
+        "latest_score": None,
+        "created_at": _iso(trace.created_at),
+        "shared_training_allowed": False,
+        "action_credit": None,
+    }
+
+
+def step_dict(step: Step) -> dict[str, Any]:
+    return {
+        "id": str(step.id),
+        "index": step.index,
+        "role": step.role,
+        "content": step.content,
+        "tool_name": step.tool_name,
+        "tool_input": step.tool_input,
+        "tool_call_id": step.tool_call_id,
+        "metadata": step.meta or {},
+    }
+
+
+def span_dict(span: Span) -> dict[str, Any]:
+    return {
+        "span_id": span.span_id,
+        "parent_span_id": span.parent_span_id,
+        "kind": span.kind,
+        "name": span.name,
+        "attributes": span.attributes or {},
+        "started_at": _iso(span.started_at),
+        "ended_at": _iso(span.ended_at),
+    }
+
+
+def annotation_dict(annotation: Annotation) -> dict[str, Any]:
+    return {
+        "id": str(annotation.id),
+        "trace_id": str(annotation.trace_id),
+        "step_id": str(annotation.step_id) if annotation.step_id else None,
+        "rating": annotation.rating,
+        "comment": annotation.comment,
+        "quote": annotation.quote,
+        "label_error": annotation.label_error,
+        "label_error_note": annotation.label_error_note,
+        "author_id": str(annotation.author_id) if annotation.author_id else None,
+        "author_name": annotation.author_name,
+        "created_at": _iso(annotation.created_at),
+    }
+
+
+def export_line(
+    annotation: Annotation, trace_external_id: str | None, step_index: int | None
+) -> dict[str, Any]:
+    """One line of GET /export/annotations: exactly the document's fields, in its order."""
+    quote = annotation.quote
+    return {
+        "trace_id": str(annotation.trace_id),
+        "trace_external_id": trace_external_id,
+        "step_index": step_index,
+        "rating": annotation.rating,
+        "comment": annotation.comment,
+        "quote": {key: quote[key] for key in ("text", "prefix", "suffix")} if quote else None,
+        "label_error": annotation.label_error,
+        "label_error_note": annotation.label_error_note,
+        "author": annotation.author_name,
+        "created_at": _iso(annotation.created_at),
+    }
+
+
+def reward_model_dict(model: RewardModel, trace_count: int) -> dict[str, Any]:
+    return {
+        "id": str(model.id),
+        "name": model.name,
+        "base_model": model.base_model,
+        "compute": model.compute,
+        "epochs": model.epochs,
+        "max_pairs": model.max_pairs,
+        "status": model.status,
+        "status_detail": model.status_detail,
+        "num_pairs": model.num_pairs,
+        "metrics": model.metrics,
+        "error": model.error,
+        "training_config": model.training_config,
+        "created_at": _iso(model.created_at),
+        "started_at": _iso(model.started_at),
+        "finished_at": _iso(model.finished_at),
+        "trace_count": trace_count,
+    }
+
+
+def pair_dict(pair: PreferencePair) -> dict[str, Any]:
+    return {
+        "position": pair.position,
+        "granularity": pair.granularity,
+        "source": pair.source,
+        "chosen": pair.chosen,
+        "rejected": pair.rejected,
+        "source_ids": pair.source_ids,
+    }
