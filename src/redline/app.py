@@ -17,6 +17,9 @@ from redline.surfaces.corrections import agents, identity, runs
 from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
+from redline.surfaces.rm import annotations as rm_annotations
+from redline.surfaces.rm import reward_models as rm_reward_models
+from redline.surfaces.rm import traces as rm_traces
 
 
 def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
@@ -53,7 +56,14 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     if database is not None:
         attach(database)
     install_error_handlers(app)
-    for router in (runs.router, identity.router, agents.router):
+    for router in (
+        runs.router,
+        identity.router,
+        agents.router,
+        rm_traces.router,
+        rm_annotations.router,
+        rm_reward_models.router,
+    ):
         app.include_router(router)
 
     def openapi_without_422() -> dict[str, Any]:
