@@ -10,8 +10,8 @@ import uvicorn
 from redline import __version__
 from redline.app import create_app
 from redline.cli import db as db_commands
+from redline.cli import feedback, transfer
 from redline.cli import identity as identity_commands
-from redline.cli import transfer
 from redline.cli.context import CliContext, fail, pass_context, shown_url, tune_gc_for_bulk_work
 from redline.errors import RedlineError
 from redline.identity import service as identity
@@ -98,6 +98,8 @@ for command in identity_commands.COMMANDS:
     cli.add_command(command)
 cli.add_command(transfer.import_runs)
 cli.add_command(transfer.export)
+cli.add_command(feedback.annotations_group)
+cli.add_command(feedback.pairs_group)
 
 
 def configure_logging(level: str) -> None:

@@ -30,7 +30,17 @@ from redline.client.errors import (
     RedlineError,
     ServerError,
 )
-from redline.client.resources import Members, Page, Projects, Runs, Tokens, Users
+from redline.client.resources import (
+    Annotations,
+    Members,
+    Page,
+    Projects,
+    RewardModels,
+    Runs,
+    Tokens,
+    Traces,
+    Users,
+)
 
 __all__ = [
     "AuthError",
@@ -78,6 +88,9 @@ class Client:
         self.tokens = Tokens(self._http)
         self.members = Members(self._http)
         self.runs = Runs(self._http)
+        self.traces = Traces(self._http)
+        self.annotations = Annotations(self._http)
+        self.reward_models = RewardModels(self._http)
 
     @property
     def base_url(self) -> str:

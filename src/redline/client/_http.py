@@ -7,7 +7,8 @@ that isn't 2xx becomes a `RedlineError` subclass here, so no resource ever looks
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -31,6 +32,7 @@ _ERROR_BY_STATUS: dict[int, type[RedlineError]] = {
     403: AuthError,
     404: NotFoundError,
     409: ConflictError,
+    422: InvalidRequestError,
 }
 
 # How much of an unrecognised body goes into the message: enough to tell a proxy page from a crash.
@@ -77,6 +79,14 @@ def error_from_response(response: httpx.Response) -> RedlineError:
     except ValueError:
         decoded = None
     envelope = decoded.get("error") if isinstance(decoded, dict) else None
+    if isinstance(decoded, dict) and isinstance(decoded.get("detail"), str):
+        # The rm surface's envelope, `{"detail": sentence}` (its document's convention).
+        return _ERROR_BY_STATUS.get(status, ServerError)(
+            decoded["detail"],
+            status=status,
+            code="bad-input" if status == 422 else f"http-{status}",
+            request_id=_request_id(response, None),
+        )
     if not isinstance(envelope, dict) or not isinstance(envelope.get("message"), str):
         excerpt = response.text[:_BODY_EXCERPT].strip()
         return ServerError(
@@ -148,6 +158,17 @@ class Http:
                 code="bad-response",
                 request_id=response.headers.get("x-request-id") or None,
             ) from None
+
+    def lines(self, path: str, *, params: Params | None = None) -> Iterator[dict[str, Any]]:
+        """A newline-delimited JSON answer, one object per line, read as it streams: an export of any
+        size never sits in memory whole."""
+        with self._client.stream("GET", path, params=_clean_params(params)) as response:
+            if not response.is_success:
+                response.read()
+                raise error_from_response(response)
+            for line in response.iter_lines():
+                if line.strip():
+                    yield json_object(json.loads(line), "an exported line")
 
     def close(self) -> None:
         self._client.close()

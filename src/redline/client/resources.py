@@ -225,3 +225,126 @@ class Runs:
             "until": _time(until),
             "limit": limit,
         }
+
+
+RM = "/api/v1/rm"
+
+
+def _offset_pages(http: Http, path: str, key: str, page_size: int) -> Iterator[dict[str, Any]]:
+    """Every item of an rm list (`{key: [...], total}` with limit/offset), a page at a time."""
+    offset = 0
+    while True:
+        body = json_object(http.request("GET", path, params={"limit": page_size, "offset": offset}), "a page")
+        items = body.get(key) or []
+        yield from items
+        offset += len(items)
+        if not items or offset >= int(body.get("total", 0)):
+            return
+
+
+class Traces:
+    """Traces as the rm surface shows them: summaries with feedback counts, imports in chat formats."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def list(self, *, page_size: int = 100) -> Iterator[dict[str, Any]]:
+        """Every trace the token can read, newest first, each with its rating and comment counts."""
+        return _offset_pages(self._http, f"{RM}/traces", "traces", page_size)
+
+    def get(self, trace_id: str) -> dict[str, Any]:
+        """One trace with its steps (and their ids, for annotating a step), spans and annotations."""
+        return json_object(self._http.request("GET", f"{RM}/traces/{segment(trace_id)}"), "a trace")
+
+    def import_text(self, data: str, format: str = "auto", project_id: str | None = None) -> dict[str, Any]:
+        """Import traces written as `stash` JSONL, OpenAI chat or Anthropic messages; all or nothing."""
+        params = {"project_id": project_id} if project_id else None
+        body = {"data": data, "format": format}
+        return json_object(
+            self._http.request("POST", f"{RM}/traces/import", json=body, params=params), "an import"
+        )
+
+
+_UNSET: Any = object()
+
+
+class Annotations:
+    """Ratings and comments on a trace or one of its steps, optionally anchored to quoted text."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def create(
+        self,
+        trace_id: str,
+        *,
+        rating: int | None = None,
+        comment: str | None = None,
+        step_id: str | None = None,
+        quote: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """One annotation: a rating (+1 or −1), a comment, or both; `quote` is {text, prefix, suffix}."""
+        body: dict[str, Any] = {"step_id": step_id, "rating": rating, "comment": comment}
+        if quote is not None:
+            body["quote"] = dict(quote)
+        path = f"{RM}/traces/{segment(trace_id)}/annotations"
+        return json_object(self._http.request("POST", path, json=body), "an annotation")
+
+    def list(self, trace_id: str) -> list[dict[str, Any]]:
+        """A trace's annotations, oldest first, flagged ones included."""
+        answer = self._http.request("GET", f"{RM}/traces/{segment(trace_id)}/annotations")
+        return [json_object(item, "an annotation") for item in answer or []]
+
+    def change(
+        self,
+        annotation_id: str,
+        *,
+        rating: int | None = _UNSET,
+        comment: str | None = _UNSET,
+        label_error: bool = _UNSET,
+        label_error_note: str | None = _UNSET,
+    ) -> dict[str, Any]:
+        """Change only the fields passed (None clears one); flag a wrong label with `label_error=True`."""
+        passed = {
+            "rating": rating,
+            "comment": comment,
+            "label_error": label_error,
+            "label_error_note": label_error_note,
+        }
+        body = {key: value for key, value in passed.items() if value is not _UNSET}
+        path = f"{RM}/annotations/{segment(annotation_id)}"
+        return json_object(self._http.request("PATCH", path, json=body), "an annotation")
+
+    def delete(self, annotation_id: str) -> None:
+        self._http.request("DELETE", f"{RM}/annotations/{segment(annotation_id)}")
+
+    def export(self) -> Iterator[dict[str, Any]]:
+        """Every annotation the token can read, one dict per line as it streams, flagged ones included."""
+        return self._http.lines(f"{RM}/export/annotations")
+
+
+class RewardModels:
+    """Reward models and the preference pairs each is built with."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def create(
+        self, name: str, trace_ids: Sequence[str], training_config: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """A model built from the selected traces' ratings; InvalidRequestError with fewer than 2 pairs."""
+        body = {"name": name, "trace_ids": list(trace_ids), "training_config": dict(training_config or {})}
+        return json_object(self._http.request("POST", f"{RM}/reward-models", json=body), "a reward model")
+
+    def list(self) -> list[dict[str, Any]]:
+        answer = json_object(self._http.request("GET", f"{RM}/reward-models"), "reward models")
+        return [json_object(item, "a reward model") for item in answer.get("reward_models", [])]
+
+    def get(self, model_id: str) -> dict[str, Any]:
+        return json_object(
+            self._http.request("GET", f"{RM}/reward-models/{segment(model_id)}"), "a reward model"
+        )
+
+    def pairs(self, model_id: str, *, page_size: int = 500) -> Iterator[dict[str, Any]]:
+        """The pairs the model was built with, in their shuffled order: texts and where each came from."""
+        return _offset_pages(self._http, f"{RM}/reward-models/{segment(model_id)}/pairs", "pairs", page_size)

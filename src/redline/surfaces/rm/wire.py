@@ -77,25 +77,6 @@ def annotation_dict(annotation: Annotation) -> dict[str, Any]:
     }
 
 
-def export_line(
-    annotation: Annotation, trace_external_id: str | None, step_index: int | None
-) -> dict[str, Any]:
-    """One line of GET /export/annotations: exactly the document's fields, in its order."""
-    quote = annotation.quote
-    return {
-        "trace_id": str(annotation.trace_id),
-        "trace_external_id": trace_external_id,
-        "step_index": step_index,
-        "rating": annotation.rating,
-        "comment": annotation.comment,
-        "quote": {key: quote[key] for key in ("text", "prefix", "suffix")} if quote else None,
-        "label_error": annotation.label_error,
-        "label_error_note": annotation.label_error_note,
-        "author": annotation.author_name,
-        "created_at": _iso(annotation.created_at),
-    }
-
-
 def reward_model_dict(model: RewardModel, trace_count: int) -> dict[str, Any]:
     return {
         "id": str(model.id),

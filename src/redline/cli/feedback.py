@@ -1,0 +1,86 @@
+"""`redline annotations` and `redline pairs`: feedback out of the store, and what it would train."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import click
+
+from redline.annotations import service as annotation_service
+from redline.annotations.export import export_line
+from redline.cli.context import CliContext, fail, pass_context
+from redline.errors import RedlineError
+from redline.identity import service as identity
+from redline.jsonio import dumps
+from redline.learning import service as learning
+from redline.learning.pairs import DEFAULT_MAX_PAIRS
+
+
+@click.group("annotations")
+def annotations_group() -> None:
+    """Ratings and comments people left on traces."""
+
+
+@annotations_group.command("export")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write [default: standard output].",
+)
+@pass_context
+def export_annotations(context: CliContext, output: Path | None) -> None:
+    """Every annotation as NDJSON, oldest first, flagged ones included (label_error: true).
+
+    The same lines as GET /api/v1/rm/export/annotations, read a page at a time.
+    """
+    db = context.ready_database()
+    count = 0
+    try:
+        with db.read() as session, click.open_file(str(output) if output else "-", "wb") as sink:
+            for row in annotation_service.iter_export(session, identity.operator(session)):
+                sink.write(dumps(export_line(row.annotation, row.trace_external_id, row.step_index)) + b"\n")
+                count += 1
+    except RedlineError as error:
+        raise fail(error) from error
+    if output:
+        click.echo(f"Wrote {count} annotations to {output}.")
+
+
+@click.group("pairs")
+def pairs_group() -> None:
+    """Preference pairs, as a reward model would be built from them."""
+
+
+@pairs_group.command("preview")
+@click.option("--trace", "traces", multiple=True, required=True, help="A trace id; repeat for more traces.")
+@click.option(
+    "--max-pairs",
+    default=DEFAULT_MAX_PAIRS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Cap after the seed-0 shuffle.",
+)
+@pass_context
+def preview_pairs(context: CliContext, traces: tuple[str, ...], max_pairs: int) -> None:
+    """Print the pairs the traces' ratings make, one JSON object per line, without making a model."""
+    try:
+        trace_ids = [uuid.UUID(trace) for trace in traces]
+    except ValueError:
+        raise click.BadParameter("each --trace is a trace id (a UUID).") from None
+    db = context.ready_database()
+    try:
+        with db.read() as session:
+            pairs = learning.preview_pairs(session, identity.operator(session), trace_ids, max_pairs)
+    except RedlineError as error:
+        raise fail(error) from error
+    for pair in pairs:
+        line = {
+            "granularity": pair.granularity,
+            "source": pair.source,
+            "chosen": pair.chosen,
+            "rejected": pair.rejected,
+            "source_ids": pair.source_ids,
+        }
+        click.echo(dumps(line).decode())
+    click.echo(f"{len(pairs)} pairs.", err=True)
