@@ -67,15 +67,18 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         app.include_router(router)
 
     def openapi_without_422() -> dict[str, Any]:
-        """FastAPI documents a 422 on every route with input; Redline's surfaces answer bad input in
-        their own shape and status (400 on /v1), already listed per route, so the 422s would mislead."""
+        """FastAPI documents its own 422 on every route with input, in a shape no Redline surface
+        answers (/v1 says 400; the rm surface's 422 is `{"detail": sentence}`, which it declares
+        itself), so only FastAPI's are taken out."""
         if app.openapi_schema is None:
             schema = get_openapi(
                 title=app.title, version=app.version, description=app.description, routes=app.routes
             )
             for path in schema.get("paths", {}).values():
                 for operation in path.values():
-                    operation.get("responses", {}).pop("422", None)
+                    responses = operation.get("responses", {})
+                    if "HTTPValidationError" in str(responses.get("422", "")):
+                        del responses["422"]
             for unused in ("HTTPValidationError", "ValidationError"):
                 schema.get("components", {}).get("schemas", {}).pop(unused, None)
             app.openapi_schema = schema

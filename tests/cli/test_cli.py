@@ -217,8 +217,23 @@ def test_import_refuses_unknown_content(database_url: str, tmp_path: Path) -> No
     result = invoke(database_url, "import", str(junk), "--project", "default")
     assert result.exit_code == 1
     assert (
-        "could not detect the trace format; tried: native, openai_chat, anthropic_messages" in result.output
+        "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages"
+        in result.output
     )
+
+
+def test_import_reads_stash_records_and_says_which_it_skipped(database_url: str, tmp_path: Path) -> None:
+    ok(database_url, "db", "upgrade")
+    path = tmp_path / "stash.jsonl"
+    records = [
+        {"id": "s1", "steps": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]},
+        {"id": "s2", "steps": [{"role": "bot", "content": "beep"}]},
+    ]
+    path.write_text("\n".join(json.dumps(record) for record in records))
+    output = ok(database_url, "import", str(path), "--project", "default")
+    assert "Importing stash records" in output
+    assert "Imported 1 runs (2 steps) into default" in output
+    assert "record 2: steps[0].role: invalid role 'bot'" in output
 
 
 def test_db_check_agrees(database_url: str) -> None:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from redline.errors import Invalid
-from redline.traces.importers import anthropic_messages, native, openai_chat
-from redline.traces.importers.base import ParsedRuns, Skipped
-from redline.traces.importers.registry import FORMATS, format_names, list_formats, parse_text
+from redline.traces.importers import anthropic_messages, native, openai_chat, stash
+from redline.traces.importers.base import Importer, ParsedRuns, Skipped
+from redline.traces.importers.registry import FORMATS, Formats, format_names, list_formats, parse_text
 from redline.traces.render import render_trace
 from tests.samples import make_run
 
@@ -112,8 +112,8 @@ def test_conversations_without_steps_or_with_only_system_steps_are_skipped() -> 
 
     assert parsed.runs == []
     assert parsed.skipped == [
-        Skipped(1, "trace has no steps"),
-        Skipped(2, "trace has only system steps; nothing to judge"),
+        Skipped(1, "trace has no steps", "no-steps"),
+        Skipped(2, "trace has only system steps; nothing to judge", "only-system-steps"),
     ]
 
 
@@ -380,7 +380,6 @@ def test_an_anthropic_message_of_only_tool_results_adds_no_user_step() -> None:
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": {}}]},
             "messages[0].content[0].name: a tool call needs a name",
         ),
-        ({"role": "system", "content": "skill"}, "messages[0].role: invalid role 'system'"),
     ],
 )
 def test_an_anthropic_record_that_cannot_be_read_is_skipped_with_its_reason(
@@ -392,17 +391,183 @@ def test_an_anthropic_record_that_cannot_be_read_is_skipped_with_its_reason(
     assert parsed.skipped == [Skipped(1, reason)]
 
 
+@pytest.mark.parametrize(
+    ("importer", "role"),
+    [(openai_chat.IMPORTER, "bot"), (anthropic_messages.IMPORTER, "system")],
+)
+def test_a_chat_message_with_a_bad_role_is_skipped_naming_the_message(importer: Importer, role: str) -> None:
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}, {"role": role}]
+
+    parsed = importer.parse(jsonl({"system": "skill", "messages": messages}), PROJECT)
+
+    reason = f"messages[2].role: invalid role {role!r}"
+    assert parsed.skipped == [Skipped(1, reason, "invalid-role", 2, f"invalid role {role!r}")]
+
+
 def test_an_anthropic_record_with_only_a_system_prompt_has_nothing_to_judge() -> None:
     parsed = anthropic_messages.IMPORTER.parse(jsonl({"system": "skill", "messages": []}), PROJECT)
 
-    assert parsed.skipped == [Skipped(1, "trace has only system steps; nothing to judge")]
+    assert parsed.skipped == [
+        Skipped(1, "trace has only system steps; nothing to judge", "only-system-steps")
+    ]
+
+
+# -- stash -----------------------------------------------------------------------------------------------
+
+STASH_RECORD: dict[str, Any] = {
+    "id": "ticket-1182",
+    "title": "Refund for 1182",
+    "metadata": {"channel": "chat"},
+    "steps": [
+        {"role": "system", "content": "You are a support agent."},
+        {"role": "user", "content": "I want a refund for order 1182"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_name": "lookup_order",
+            "tool_input": {"order_id": "1182"},
+            "tool_call_id": "call_1",
+            "metadata": {"thinking": "Look it up first."},
+        },
+        {"role": "tool", "content": '{"status": "delivered"}', "tool_call_id": "call_1"},
+        {"role": "assistant", "content": "Your order was delivered on May 3."},
+    ],
+}
+
+
+def test_stash_records_become_finished_runs_with_their_steps_as_given() -> None:
+    parsed = stash.IMPORTER.parse(
+        jsonl(STASH_RECORD, {"steps": [{"role": "user", "content": "hi"}]}), PROJECT
+    )
+
+    assert parsed.skipped == []
+    run = parsed.runs[0]
+    assert (run.project_id, run.status, run.external_id, run.title, run.metadata) == (
+        PROJECT,
+        "completed",
+        "ticket-1182",
+        "Refund for 1182",
+        {"channel": "chat"},
+    )
+    assert steps_of(parsed) == STASH_RECORD["steps"]
+    assert parsed.runs[1].external_id is None
+    assert render_trace(run.steps).startswith(
+        "user: I want a refund for order 1182\n\nassistant → lookup_order"
+    )
+
+
+@pytest.mark.parametrize(
+    ("document", "external_ids"),
+    [(STASH_RECORD, ["ticket-1182"]), ([STASH_RECORD, {**STASH_RECORD, "id": 7}], ["ticket-1182", "7"])],
+)
+def test_stash_text_may_be_one_json_document(document: object, external_ids: list[str]) -> None:
+    parsed = stash.IMPORTER.parse(json.dumps(document, indent=2), PROJECT)
+
+    assert parsed.skipped == []
+    assert [run.external_id for run in parsed.runs] == external_ids
+
+
+def test_stash_leaves_out_keys_it_does_not_define_so_a_trace_read_back_imports_again() -> None:
+    read_back = {
+        **STASH_RECORD,
+        "external_id": "x",
+        "step_count": 5,
+        "steps": [{"id": str(uuid.uuid4()), "index": 0, "role": "user", "content": "hi", "tool_name": None}],
+    }
+
+    parsed = stash.IMPORTER.parse(jsonl(read_back), PROJECT)
+
+    assert parsed.skipped == []
+    assert steps_of(parsed) == [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    ("record", "skipped"),
+    [
+        (
+            {
+                "steps": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "tool"},
+                    {"role": "bot", "content": "beep"},
+                ]
+            },
+            Skipped(1, "steps[2].role: invalid role 'bot'", "invalid-role", 2, "invalid role 'bot'"),
+        ),
+        (
+            {"steps": [{"content": "hi"}]},
+            Skipped(1, "steps[0].role: invalid role None", "invalid-role", 0, "invalid role None"),
+        ),
+        ({"steps": []}, Skipped(1, "trace has no steps", "no-steps")),
+        (
+            {"steps": [{"role": "system", "content": "skill"}]},
+            Skipped(1, "trace has only system steps; nothing to judge", "only-system-steps"),
+        ),
+        ({"steps": "hi"}, Skipped(1, 'a record needs a "steps" list')),
+        (
+            {"steps": [{"role": "user", "content": 7}]},
+            Skipped(1, "steps[0].content: Input should be a valid string"),
+        ),
+        ({"steps": ["hi"]}, Skipped(1, "steps[0]: Input should be a valid dictionary or instance of StepIn")),
+        (
+            {"id": ["x"], "steps": [{"role": "user"}]},
+            Skipped(1, "externalId: Input should be a valid string"),
+        ),
+    ],
+)
+def test_a_stash_record_that_cannot_be_read_is_skipped_with_the_kind_of_its_reason(
+    record: dict[str, Any], skipped: Skipped
+) -> None:
+    parsed = stash.IMPORTER.parse(jsonl(record), PROJECT)
+
+    assert parsed.runs == []
+    assert parsed.skipped == [skipped]
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        (STASH_RECORD, "stash"),
+        ({"steps": []}, "stash"),
+        ({"steps": [{"role": "user", "content": "hi", "metadata": {}}]}, "stash"),
+        (NATIVE_RUN, "native"),
+        ({**NATIVE_RUN, "steps": [{"role": "user", "content": "hi"}]}, "native"),
+        # A native run without its status still reads as native, so its reason names the missing field.
+        ({key: value for key, value in NATIVE_RUN.items() if key != "status"}, "native"),
+    ],
+)
+def test_stash_and_native_records_are_told_apart(record: dict[str, Any], expected: str) -> None:
+    # Stash is tried first and claims no record with a status, so native loses nothing to it.
+    assert stash.IMPORTER.detect(jsonl(record)) is (expected == "stash")
+    assert parse_text(jsonl(record), PROJECT)[0] == expected
 
 
 # -- the registry and auto detection ---------------------------------------------------------------------
 
 
+def test_a_caller_may_choose_its_own_formats_and_their_order() -> None:
+    chat_first = Formats((openai_chat.IMPORTER, stash.IMPORTER))
+    text = jsonl({"messages": [{"role": "user", "content": "hi"}]})
+
+    assert chat_first.names() == ["openai_chat", "stash"]
+    assert chat_first.parse_text(text, PROJECT)[0] == "openai_chat"
+    assert chat_first.parse_text(jsonl(STASH_RECORD), PROJECT)[0] == "stash"
+    for fmt, sentence in [
+        ("native", "unknown format 'native'; expected auto or one of: openai_chat, stash"),
+        ("auto", "could not detect the trace format; tried: openai_chat, stash"),
+    ]:
+        with pytest.raises(Invalid) as refused:
+            chat_first.parse_text(jsonl(NATIVE_RUN), PROJECT, fmt)
+        assert refused.value.message == sentence
+
+
+def test_a_format_listed_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="listed twice"):
+        Formats((stash.IMPORTER, stash.IMPORTER))
+
+
 def test_formats_are_listed_in_detection_order_with_descriptions() -> None:
-    assert format_names() == ["native", "openai_chat", "anthropic_messages"]
+    assert format_names() == ["stash", "native", "openai_chat", "anthropic_messages"]
     assert [importer.name for importer in FORMATS] == format_names()
     assert all(name and description for name, description in list_formats())
 
@@ -459,24 +624,26 @@ def test_a_named_format_is_used_without_detection() -> None:
         (
             jsonl(NATIVE_RUN),
             "langfuse",
-            "unknown format 'langfuse'; expected auto or one of: native, openai_chat, anthropic_messages",
+            "unknown format 'langfuse'; expected auto or one of: "
+            "stash, native, openai_chat, anthropic_messages",
         ),
         (
             "",
             "langfuse",
-            "unknown format 'langfuse'; expected auto or one of: native, openai_chat, anthropic_messages",
+            "unknown format 'langfuse'; expected auto or one of: "
+            "stash, native, openai_chat, anthropic_messages",
         ),
         ("", "auto", "there is nothing to import: the text is empty"),
         (" \n\t\n", "native", "there is nothing to import: the text is empty"),
         (
             jsonl({"hello": "world"}),
             "auto",
-            "could not detect the trace format; tried: native, openai_chat, anthropic_messages",
+            "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages",
         ),
         (
             "not json at all",
             "auto",
-            "could not detect the trace format; tried: native, openai_chat, anthropic_messages",
+            "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages",
         ),
     ],
 )

@@ -52,29 +52,48 @@ class ExportRow:
 # ------------------------------------------------------------------------------------------------ quotes
 
 
-def _common_suffix(a: str, b: str) -> int:
-    length = 0
-    while length < min(len(a), len(b)) and a[-1 - length] == b[-1 - length]:
-        length += 1
-    return length
+def _matched_before(content: str, start: int, prefix: str) -> int:
+    """How many of the prefix's last characters stand right before `start`.
+
+    A binary search of C-level comparisons (a match of m characters implies one of m - 1) that never
+    slices the content: slicing it at every occurrence made a short quote on a long step quadratic.
+    """
+    low, high = 0, min(start, len(prefix))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if content.startswith(prefix[len(prefix) - middle :], start - middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
-def _common_prefix(a: str, b: str) -> int:
-    length = 0
-    while length < min(len(a), len(b)) and a[length] == b[length]:
-        length += 1
-    return length
+def _matched_after(content: str, end: int, suffix: str) -> int:
+    """How many of the suffix's first characters stand right after `end` (as `_matched_before`)."""
+    low, high = 0, min(len(content) - end, len(suffix))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if content.startswith(suffix[:middle], end):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def resolve_quote(content: str, quote: QuoteIn) -> tuple[int, int]:
     """Where the quote is in the content: of several occurrences, the one whose surroundings best match
     the prefix and suffix (most characters matching next to it; the first on a tie)."""
+    anchor = content.find(quote.prefix + quote.text + quote.suffix)
+    if anchor != -1:
+        # The whole anchor matches here and nowhere earlier: no occurrence can score higher.
+        start = anchor + len(quote.prefix)
+        return start, start + len(quote.text)
     best: tuple[int, int] | None = None
     best_score = -1
     start = content.find(quote.text)
     while start != -1:
         end = start + len(quote.text)
-        score = _common_suffix(content[:start], quote.prefix) + _common_prefix(content[end:], quote.suffix)
+        score = _matched_before(content, start, quote.prefix) + _matched_after(content, end, quote.suffix)
         if score > best_score:
             best, best_score = (start, end), score
         start = content.find(quote.text, start + 1)

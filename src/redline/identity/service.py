@@ -339,6 +339,18 @@ def visible_projects(session: Session, actor: Actor) -> list[tuple[Project, Proj
     return [(project, roles[project.id]) for project in projects if project.id in roles]  # type: ignore[misc]
 
 
+def default_write_project(session: Session, actor: Actor) -> Project:
+    """The actor's oldest project it may write to: where a caller that names no project puts what it
+    adds (traces imported on the rm surface, whose clients know nothing of projects)."""
+    for project, role in visible_projects(session, actor):
+        if PROJECT_ROLES.index(role) >= PROJECT_ROLES.index("write"):
+            return project
+    raise Forbidden(
+        "This needs the write role in a project, and you have it in none; "
+        "ask a project admin to make you a writer."
+    )
+
+
 def find_project(session: Session, actor: Actor, name_or_id: str) -> Project:
     """A project by id or by name, for the CLI where people type names."""
     try:

@@ -144,6 +144,19 @@ def get_model(session: Session, actor: Actor, model_id: uuid.UUID) -> RewardMode
     return model
 
 
+def trace_counts(session: Session, model_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+    """How many traces each model learns from, in one grouped query for a whole list of models."""
+    if not model_ids:
+        return {}
+    rows = session.execute(
+        select(RewardModelTrace.reward_model_id, func.count())
+        .where(RewardModelTrace.reward_model_id.in_(list(model_ids)))
+        .group_by(RewardModelTrace.reward_model_id)
+    )
+    found = {model_id: int(count) for model_id, count in rows}
+    return {model_id: found.get(model_id, 0) for model_id in model_ids}
+
+
 def trace_count(session: Session, model_id: uuid.UUID) -> int:
     query = (
         select(func.count()).select_from(RewardModelTrace).where(RewardModelTrace.reward_model_id == model_id)
@@ -160,3 +173,22 @@ def pairs_of(session: Session, actor: Actor, model_id: uuid.UUID) -> list[Prefer
             .order_by(PreferencePair.position)
         )
     )
+
+
+def pairs_page(
+    session: Session, actor: Actor, model_id: uuid.UUID, *, limit: int, offset: int
+) -> tuple[list[PreferencePair], int]:
+    """One page of a model's pairs in their stored order, and how many it has: a model may keep up to
+    MAX_PAIRS_LIMIT pairs of whole transcripts, too many to load for a page of them."""
+    model = get_model(session, actor, model_id)
+    page = session.scalars(
+        select(PreferencePair)
+        .where(PreferencePair.reward_model_id == model.id)
+        .order_by(PreferencePair.position)
+        .limit(limit)
+        .offset(offset)
+    )
+    total = session.scalar(
+        select(func.count()).select_from(PreferencePair).where(PreferencePair.reward_model_id == model.id)
+    )
+    return list(page), int(total or 0)

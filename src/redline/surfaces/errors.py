@@ -47,7 +47,8 @@ RM_NOT_FOUND = {
 
 def render_rm(error: RedlineError, request_id: str) -> Response:
     """`{"detail": sentence}`; a broken rule is a 422, as the stashai client and its document expect."""
-    status = 422 if isinstance(error, Invalid) else error.status
+    # The rm document has no 400: any request it can't take as sent is a 422.
+    status = 422 if isinstance(error, Invalid) or error.status == 400 else error.status
     message = error.message
     if isinstance(error, NotFound) and error.generic:
         message = RM_NOT_FOUND.get(error.kind, message)
@@ -63,8 +64,11 @@ def render_reviews(error: RedlineError, request_id: str) -> Response:
     )
 
 
+RM_ROOT = "/api/v1/rm"
+
+
 def renderer_for(path: str) -> ErrorRenderer:
-    if path.startswith("/api/v1/rm"):
+    if path.startswith(RM_ROOT):
         return render_rm
     if path.startswith(("/v2/", "/v3/")):
         return render_reviews
@@ -75,8 +79,9 @@ def request_id_of(request: Request) -> str:
     return str(getattr(request.state, "request_id", "") or "")
 
 
-def validation_error(exc: RequestValidationError) -> Invalid:
-    """The first problem of a request that didn't parse, naming the field it is in."""
+def validation_error(exc: RequestValidationError, *, camel: bool = True) -> Invalid:
+    """The first problem of a request that didn't parse, naming the field it is in as its surface spells
+    it: camelCase on /v1, snake_case (`camel=False`) on the rm surface, whose fields are snake_case."""
     first = exc.errors()[0]
     location = list(first.get("loc", ()))
     if first.get("type") == "json_invalid":
@@ -84,12 +89,13 @@ def validation_error(exc: RequestValidationError) -> Invalid:
         return Invalid(f"The body is not valid JSON: {detail}.", details={"field": "body"})
     if location and location[0] in ("body", "query", "path", "header"):
         location = location[1:]
-    path = field_path(location)
+    path = field_path(location, camel=camel)
     message = first.get("msg", "invalid")
     if len(location) >= 2 and location[0] == "runs" and isinstance(location[1], int):
         # A batch names the bad run by index and the field within it, as the service's own checks do.
         return Invalid(
-            f"{path}: {message}", details={"index": location[1], "field": field_path(location[2:]) or "run"}
+            f"{path}: {message}",
+            details={"index": location[1], "field": field_path(location[2:], camel=camel) or "run"},
         )
     return Invalid(f"{path}: {message}" if path else message, details={"field": path or "body"})
 
@@ -101,7 +107,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return renderer_for(request.url.path)(validation_error(exc), request_id_of(request))
+        path = request.url.path
+        error = validation_error(exc, camel=not path.startswith(RM_ROOT))
+        return renderer_for(path)(error, request_id_of(request))
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

@@ -46,6 +46,8 @@ class Trace(Base):
         Index("ix_traces_project_started", "project_id", "started_at", "id"),
         Index("ix_traces_agent_started", "agent_id", "started_at"),
         Index("ix_traces_flow_started", "flow_id", "started_at"),
+        # The rm surface lists newest-received first.
+        Index("ix_traces_created", "created_at", "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Select, Table, and_, bindparam, delete, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from redline.db import bulk_insert, insert_ignoring_conflicts, utcnow
@@ -21,7 +21,7 @@ from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, require_project_role, visible_projects
 from redline.paging import Page, check_limit, decode_cursor, encode_cursor
 from redline.traces.models import Agent, Flow, Span, Step, Trace
-from redline.traces.schemas import RunIn
+from redline.traces.schemas import RunIn, StepIn
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
 _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
@@ -156,11 +156,60 @@ def _check_external_ids_unique(runs: Sequence[RunIn]) -> None:
         first_at[key] = index
 
 
+@dataclass
+class _Writes:
+    """The rows an ingest writes: new ones inserted, those of replaced runs changed in place."""
+
+    new_traces: list[dict[str, Any]] = field(default_factory=list)
+    replaced_traces: list[dict[str, Any]] = field(default_factory=list)
+    new_steps: list[dict[str, Any]] = field(default_factory=list)
+    changed_steps: list[dict[str, Any]] = field(default_factory=list)
+    # (trace, new step count) of replaced runs that had more steps than they have now.
+    trimmed: list[dict[str, Any]] = field(default_factory=list)
+    spans: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _step_ids(session: Session, trace_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, dict[int, uuid.UUID]]:
+    """The ids of the steps of the given traces, by trace and index."""
+    found: dict[uuid.UUID, dict[int, uuid.UUID]] = {trace_id: {} for trace_id in trace_ids}
+    for chunk in _chunks(trace_ids):
+        rows = session.execute(select(Step.trace_id, Step.index, Step.id).where(Step.trace_id.in_(chunk)))
+        for trace_id, index, step_id in rows:
+            found[trace_id][index] = step_id
+    return found
+
+
+def _add_steps(
+    writes: _Writes, trace_id: uuid.UUID, steps: Sequence[StepIn], kept: dict[int, uuid.UUID]
+) -> None:
+    """A run's steps as rows; a replaced run keeps the ids of the indexes it had, so what refers to
+    those steps (annotations, which go with a deleted step) survives a re-import."""
+    for index, step in enumerate(steps):
+        row: dict[str, Any] = {
+            "role": step.role,
+            "content": step.content,
+            "tool_name": step.tool_name,
+            "tool_input": step.tool_input,
+            "tool_call_id": step.tool_call_id,
+            "metadata": step.metadata,
+        }
+        kept_id = kept.get(index)
+        if kept_id is not None:
+            row["b_id"] = kept_id
+            writes.changed_steps.append(row)
+        else:
+            row.update(id=uuid.uuid4(), trace_id=trace_id, index=index)
+            writes.new_steps.append(row)
+    if any(index >= len(steps) for index in kept):
+        writes.trimmed.append({"b_trace_id": trace_id, "b_count": len(steps)})
+
+
 def ingest_runs(
     session: Session, actor: Actor, runs: Sequence[RunIn], *, source_format: str = "native"
 ) -> list[IngestedRun]:
     """Store runs with their steps and spans; a run whose external id exists replaces that run's content.
 
+    A replaced run keeps its id and the ids of its steps at the indexes it still has.
     All or nothing: the first broken run raises before anything is written that the caller's
     transaction would keep.
     """
@@ -173,15 +222,13 @@ def ingest_runs(
     agents = _register_producers(session, Agent, {(r.project_id, r.agent) for r in runs if r.agent})
     flows = _register_producers(session, Flow, {(r.project_id, r.flow) for r in runs if r.flow})
     existing = _existing_by_external_id(session, runs)
+    old_steps = _step_ids(session, list(existing.values())) if existing else {}
     agent_ids = [run.agent_id or (agents[(run.project_id, run.agent)] if run.agent else None) for run in runs]
     unversioned = {a for a, run in zip(agent_ids, runs, strict=True) if a and run.agent_version is None}
     pinned = _pinned_versions(session, unversioned) if unversioned else {}
 
     now = utcnow()
-    new_traces: list[dict[str, Any]] = []
-    replaced_traces: list[dict[str, Any]] = []
-    step_rows: list[dict[str, Any]] = []
-    span_rows: list[dict[str, Any]] = []
+    writes = _Writes()
     results: list[IngestedRun] = []
     for run, agent_id in zip(runs, agent_ids, strict=True):
         key = (run.project_id, run.external_id) if run.external_id is not None else None
@@ -212,24 +259,11 @@ def ingest_runs(
             "erased_at": None,
         }
         if replaced_id:
-            replaced_traces.append({"b_id": replaced_id, **row})
+            writes.replaced_traces.append({"b_id": replaced_id, **row})
         else:
-            new_traces.append({"id": trace_id, "created_at": now, **row})
-        step_rows.extend(
-            {
-                "id": uuid.uuid4(),
-                "trace_id": trace_id,
-                "index": index,
-                "role": step.role,
-                "content": step.content,
-                "tool_name": step.tool_name,
-                "tool_input": step.tool_input,
-                "tool_call_id": step.tool_call_id,
-                "metadata": step.metadata,
-            }
-            for index, step in enumerate(run.steps)
-        )
-        span_rows.extend(
+            writes.new_traces.append({"id": trace_id, "created_at": now, **row})
+        _add_steps(writes, trace_id, run.steps, old_steps.get(trace_id, {}))
+        writes.spans.extend(
             {
                 "id": uuid.uuid4(),
                 "trace_id": trace_id,
@@ -247,30 +281,36 @@ def ingest_runs(
             IngestedRun(trace_id, run.external_id, agent_id, flow_id, len(run.steps), replaced_id is not None)
         )
 
-    _write(session, new_traces, replaced_traces, step_rows, span_rows)
+    _write(session, writes)
     return results
 
 
-def _write(
-    session: Session,
-    new_traces: list[dict[str, Any]],
-    replaced_traces: list[dict[str, Any]],
-    step_rows: list[dict[str, Any]],
-    span_rows: list[dict[str, Any]],
-) -> None:
+def _update_many(session: Session, table: Table, rows: list[dict[str, Any]]) -> None:
+    """One UPDATE by `b_id` run for every row (executemany), setting the row's other keys."""
+    if not rows:
+        return
+    values: dict[str, Any] = {key: bindparam(key) for key in rows[0] if key != "b_id"}
+    session.execute(update(table).where(table.c.id == bindparam("b_id")).values(values), rows)
+
+
+def _write(session: Session, writes: _Writes) -> None:
     traces, steps, spans = (cast(Table, model.__table__) for model in (Trace, Step, Span))
-    if replaced_traces:
-        replaced_ids = [row["b_id"] for row in replaced_traces]
+    if writes.replaced_traces:
+        replaced_ids = [row["b_id"] for row in writes.replaced_traces]
         for chunk in _chunks(replaced_ids):
-            session.execute(delete(steps).where(steps.c.trace_id.in_(chunk)))
             session.execute(delete(spans).where(spans.c.trace_id.in_(chunk)))
-        values: dict[str, Any] = {key: bindparam(key) for key in replaced_traces[0] if key != "b_id"}
-        session.execute(
-            update(traces).where(traces.c.id == bindparam("b_id")).values(values), replaced_traces
-        )
-    bulk_insert(session, traces, new_traces)
-    bulk_insert(session, steps, step_rows)
-    bulk_insert(session, spans, span_rows)
+        if writes.trimmed:
+            session.execute(
+                delete(steps).where(
+                    steps.c.trace_id == bindparam("b_trace_id"), steps.c.index >= bindparam("b_count")
+                ),
+                writes.trimmed,
+            )
+        _update_many(session, steps, writes.changed_steps)
+        _update_many(session, traces, writes.replaced_traces)
+    bulk_insert(session, traces, writes.new_traces)
+    bulk_insert(session, steps, writes.new_steps)
+    bulk_insert(session, spans, writes.spans)
 
 
 # -------------------------------------------------------------------------------------------------- read
@@ -376,6 +416,27 @@ def list_runs(
     ]
     next_cursor = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id)) if more else None
     return Page(views, next_cursor)
+
+
+def newest_traces(session: Session, actor: Actor, *, limit: int, offset: int) -> tuple[list[Trace], int]:
+    """A page of the traces of every project the actor can read, newest first (by when they were
+    stored, then id, so the order holds as traces are re-imported), and how many there are in all.
+
+    An offset past the end is an empty page however large it is, so it never reaches the database.
+    """
+    project_ids = [project.id for project, _ in visible_projects(session, actor)]
+    readable = Trace.project_id.in_(project_ids)
+    total = session.scalar(select(func.count()).select_from(Trace).where(readable)) or 0
+    if offset >= total:
+        return [], total
+    page = session.scalars(
+        select(Trace)
+        .where(readable)
+        .order_by(Trace.created_at.desc(), Trace.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    return list(page), total
 
 
 def iter_project_runs(

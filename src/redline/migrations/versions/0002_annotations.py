@@ -1,4 +1,4 @@
-"""annotations and reward models
+"""annotations, reward models, and the index the rm surface lists traces by
 
 Revision ID: 0002_annotations
 Revises: 0001_foundation
@@ -18,6 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.create_index("ix_traces_created", "traces", ["created_at", "id"], unique=False)
     op.create_table(
         "reward_models",
         sa.Column("id", sa.Uuid(), nullable=False),
@@ -152,6 +153,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_traces_created", table_name="traces")
     with op.batch_alter_table("annotations", schema=None) as batch_op:
         batch_op.drop_index("ix_annotations_trace_created")
         batch_op.drop_index(batch_op.f("ix_annotations_step_id"))

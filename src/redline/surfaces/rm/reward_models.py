@@ -1,9 +1,86 @@
-"""rm surface routes (being written)."""
+"""Reward models on the rm surface: make one from selected traces' ratings, list them, read one, and
+page through the exact pairs it was built with (rm-annotations.txt, "From annotations to training pairs").
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import uuid
+from typing import Annotated, Any
 
-from redline.surfaces.rm.wire import PREFIX
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, ConfigDict, Field
 
-router = APIRouter(prefix=PREFIX, tags=["rm"])
+from redline.db import Database
+from redline.identity.service import Actor
+from redline.learning import service as learning
+from redline.surfaces.auth import current_actor, database
+from redline.surfaces.corrections.wire import path_id
+from redline.surfaces.responses import JSONBody
+from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
+from redline.surfaces.rm.wire import PREFIX, pair_dict, reward_model_dict
+
+router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
+
+ActorDep = Annotated[Actor, Depends(current_actor)]
+DatabaseDep = Annotated[Database, Depends(database)]
+
+DEFAULT_PAIRS_LIMIT = 100
+MAX_PAIRS_PAGE = 1000
+# Each trace is checked for access one at a time; the body limit bounds this too, but a clear cap
+# answers an oversized selection with a sentence instead of a long wait.
+MAX_TRACES = 10_000
+
+
+class RewardModelIn(BaseModel):
+    """What the stashai client sends. `training_config` is kept as sent, keys this release doesn't know
+    included (`input_version`, `rubric`): the client's newer fields must not make the request fail."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(min_length=1, max_length=200)
+    trace_ids: list[uuid.UUID] = Field(max_length=MAX_TRACES)
+    training_config: dict[str, Any] | None = None
+
+
+@router.post("/reward-models", summary="Queue a reward model built from the selected traces' ratings")
+def create_reward_model(body: RewardModelIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.write() as session:
+        model = learning.create(
+            session, actor, name=body.name, trace_ids=body.trace_ids, config=body.training_config or {}
+        )
+        answer = reward_model_dict(model, learning.trace_count(session, model.id))
+    return JSONBody(answer)
+
+
+@router.get("/reward-models", summary="The workspace's reward models, newest first")
+def list_reward_models(actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.read() as session:
+        models = learning.list_models(session, actor)
+        counts = learning.trace_counts(session, [model.id for model in models])
+        answer = [reward_model_dict(model, counts[model.id]) for model in models]
+    return JSONBody({"reward_models": answer})
+
+
+@router.get("/reward-models/{model_id}", summary="One reward model")
+def get_reward_model(model_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.read() as session:
+        model = learning.get_model(session, actor, path_id(model_id, "reward-model"))
+        answer = reward_model_dict(model, learning.trace_count(session, model.id))
+    return JSONBody(answer)
+
+
+@router.get("/reward-models/{model_id}/pairs", summary="The pairs a model was built with, in stored order")
+def list_pairs(
+    model_id: str,
+    actor: ActorDep,
+    db: DatabaseDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAIRS_PAGE)] = DEFAULT_PAIRS_LIMIT,
+    # No model keeps more pairs than this, so a larger offset could only give an empty page.
+    offset: Annotated[int, Query(ge=0, le=learning.MAX_PAIRS_LIMIT)] = 0,
+) -> JSONBody:
+    with db.read() as session:
+        pairs, total = learning.pairs_page(
+            session, actor, path_id(model_id, "reward-model"), limit=limit, offset=offset
+        )
+        answer = [pair_dict(pair) for pair in pairs]
+    return JSONBody({"pairs": answer, "total": total})

@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 
 from redline.traces.importers.base import Importer
 from redline.traces.importers.records import (
-    ChatImporter,
     JSONObject,
     RecordError,
+    RecordImporter,
     ToolCall,
     assistant_steps,
-    chat_run,
     content_parts,
     conversation_steps,
+    finished_run,
+    invalid_role,
     message_text,
     messages_of,
     optional_str,
@@ -107,7 +108,7 @@ def _message_steps(value: object, where: str) -> list[StepIn]:
     message = require_object(value, where)
     role = message.get("role")
     if not isinstance(role, str) or role not in ROLES:
-        raise RecordError(f"{where}.role: invalid role {role!r}")
+        raise invalid_role(role, where)
     content_where = f"{where}.content"
     text = message_text(message.get("content"), content_where)
     blocks = _read_blocks(message.get("content"), content_where)
@@ -124,7 +125,7 @@ def _system_steps(record: JSONObject) -> list[StepIn]:
 def build_run(record: JSONObject, project_id: uuid.UUID) -> RunIn:
     """One conversation record as a finished run, its system prompt first."""
     steps = _system_steps(record) + conversation_steps(require_messages(record), _message_steps)
-    return chat_run(record, project_id, steps)
+    return finished_run(record, project_id, steps)
 
 
 def looks_like_anthropic(record: JSONObject) -> bool:
@@ -135,9 +136,10 @@ def looks_like_anthropic(record: JSONObject) -> bool:
     return "system" in record or any(part.get("type") in ANTHROPIC_BLOCKS for part in content_parts(messages))
 
 
-IMPORTER: Importer = ChatImporter(
+IMPORTER: Importer = RecordImporter(
     name="anthropic_messages",
     description='Anthropic messages: JSONL of {"system"?, "messages": [...]} records, or one message array',
     looks_like=looks_like_anthropic,
     build=build_run,
+    message_arrays=True,
 )

@@ -11,17 +11,29 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from redline.traces.schemas import RunIn
+
+# Why a record was left out, for callers that word the reason themselves (the rm surface's sentences)
+# rather than show `reason`: reading that string back apart would tie them to its wording.
+SkipKind = Literal["no-steps", "only-system-steps", "invalid-role", "unreadable"]
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """A record left out: where it was (1-based line, or record number in an array) and why."""
+    """A record left out: where it was (1-based line, or record number in an array) and why.
+
+    `reason` is the sentence for people, naming where in the record the problem is. `kind` says what
+    sort of problem it is; for `invalid-role`, `step` is the step (or, in the chat formats, the
+    message) it is in and `problem` the reason without that place.
+    """
 
     record: int
     reason: str
+    kind: SkipKind = "unreadable"
+    step: int | None = None
+    problem: str | None = None
 
 
 @dataclass

@@ -7,10 +7,9 @@ record's own `projectId` is replaced by the project being imported into.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
-from redline.traces.importers.base import CollectingImporter, Importer, Skipped
-from redline.traces.importers.records import JSONObject, first_record, parse_records
+from redline.traces.importers.base import Importer
+from redline.traces.importers.records import JSONObject, RecordImporter
 from redline.traces.schemas import RunIn
 
 PROJECT_KEYS = ("projectId", "project_id")
@@ -28,16 +27,10 @@ def looks_like_native(record: JSONObject) -> bool:
     return "status" in record or "steps" in record
 
 
-class NativeImporter(CollectingImporter):
-    name = "native"
-    description = "Redline runs as POST /v1/runs takes them (and redline export writes them), one per line"
-
-    def detect(self, text: str) -> bool:
-        record = first_record(text)
-        return record is not None and looks_like_native(record)
-
-    def iter_parse(self, text: str, project_id: uuid.UUID) -> Iterator[RunIn | Skipped]:
-        return parse_records(text, project_id, build_run, require_steps=False)
-
-
-IMPORTER: Importer = NativeImporter()
+IMPORTER: Importer = RecordImporter(
+    name="native",
+    description="Redline runs as POST /v1/runs takes them (and redline export writes them), one per line",
+    looks_like=looks_like_native,
+    build=build_run,
+    require_steps=False,
+)

@@ -12,15 +12,16 @@ import uuid
 
 from redline.traces.importers.base import Importer
 from redline.traces.importers.records import (
-    ChatImporter,
     JSONObject,
     RecordError,
+    RecordImporter,
     ToolCall,
     assistant_steps,
-    chat_run,
     content_parts,
     conversation_steps,
     describe_json_error,
+    finished_run,
+    invalid_role,
     message_roles,
     message_text,
     messages_of,
@@ -92,7 +93,7 @@ def _refuse_anthropic_tools(content: object, where: str) -> None:
 def _role(message: JSONObject, where: str) -> StepRole:
     role = message.get("role")
     if not isinstance(role, str) or role not in ROLES:
-        raise RecordError(f"{where}.role: invalid role {role!r}")
+        raise invalid_role(role, where)
     return ROLES[role]
 
 
@@ -112,7 +113,7 @@ def _message_steps(value: object, where: str) -> list[StepIn]:
 def build_run(record: JSONObject, project_id: uuid.UUID) -> RunIn:
     """One conversation record as a finished run."""
     steps = conversation_steps(require_messages(record), _message_steps)
-    return chat_run(record, project_id, steps)
+    return finished_run(record, project_id, steps)
 
 
 def looks_like_openai(record: JSONObject) -> bool:
@@ -125,9 +126,10 @@ def looks_like_openai(record: JSONObject) -> bool:
     return not any(part.get("type") in ANTHROPIC_BLOCKS for part in content_parts(messages))
 
 
-IMPORTER: Importer = ChatImporter(
+IMPORTER: Importer = RecordImporter(
     name="openai_chat",
     description='OpenAI chat messages: JSONL of {"messages": [...]} records, or one message array',
     looks_like=looks_like_openai,
     build=build_run,
+    message_arrays=True,
 )

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from redline.fieldpaths import field_path
 from redline.jsonio import NUL_REFUSED, find_nul
-from redline.traces.importers.base import CollectingImporter, Skipped
+from redline.traces.importers.base import CollectingImporter, SkipKind, Skipped
 from redline.traces.schemas import RunIn, StepIn
 
 JSONObject = dict[str, Any]
@@ -28,7 +28,32 @@ BOM = "\ufeff"  # editors on Windows start UTF-8 files with it; JSON parsers ref
 
 
 class RecordError(ValueError):
-    """A record that can't become a run; the message is the reason the import reports for it."""
+    """A record that can't become a run; the message is the reason the import reports for it.
+
+    `kind`, `step` and `problem` are the same reason in parts (see `Skipped`).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        kind: SkipKind = "unreadable",
+        step: int | None = None,
+        problem: str | None = None,
+    ) -> None:
+        super().__init__(reason)
+        self.kind: SkipKind = kind
+        self.step = step
+        self.problem = problem
+
+    def skipped(self, record: int) -> Skipped:
+        return Skipped(record, str(self), self.kind, self.step, self.problem)
+
+
+def invalid_role(role: object, where: str, step: int | None = None) -> RecordError:
+    """A step or message whose role isn't one the format knows; `where` names it in the reason."""
+    problem = f"invalid role {role!r}"
+    return RecordError(f"{where}.role: {problem}", kind="invalid-role", step=step, problem=problem)
 
 
 @dataclass(frozen=True)
@@ -133,9 +158,9 @@ def describe_validation_error(error: ValidationError) -> str:
 def check_steps(run: RunIn) -> None:
     """A run with nothing but system steps renders as empty text, so there is nothing to judge."""
     if not run.steps:
-        raise RecordError("trace has no steps")
+        raise RecordError("trace has no steps", kind="no-steps")
     if all(step.role == "system" for step in run.steps):
-        raise RecordError("trace has only system steps; nothing to judge")
+        raise RecordError("trace has only system steps; nothing to judge", kind="only-system-steps")
 
 
 def _build_one(record: RawRecord, project_id: uuid.UUID, build: RunBuilder, require_steps: bool) -> RunIn:
@@ -173,7 +198,23 @@ def parse_records(
         try:
             yield _build_one(record, project_id, build, require_steps)
         except RecordError as error:
-            yield Skipped(record.number, str(error))
+            yield error.skipped(record.number)
+
+
+# -- pieces of step records -----------------------------------------------------------------------------
+
+# The step keys the native format spells in camelCase (`toolName`), where the stash format has snake_case.
+CAMEL_CASE_STEP_KEYS = frozenset(
+    info.alias for name, info in StepIn.model_fields.items() if info.alias and info.alias != name
+)
+
+
+def uses_camel_case_steps(record: JSONObject) -> bool:
+    """Whether a step of the record has a camelCase key: the one way to tell a native run's steps."""
+    steps = record.get("steps")
+    return isinstance(steps, list) and any(
+        isinstance(step, dict) and not CAMEL_CASE_STEP_KEYS.isdisjoint(step) for step in steps
+    )
 
 
 # -- pieces of chat records -----------------------------------------------------------------------------
@@ -254,10 +295,19 @@ def message_text(content: object, where: str) -> str:
 def conversation_steps(
     messages: Sequence[object], read: Callable[[object, str], list[StepIn]]
 ) -> list[StepIn]:
-    """The steps of every message in order, each message read with its place for error reasons."""
+    """The steps of every message in order, each message read with its place for error reasons.
+
+    A message's steps aren't numbered until the whole record is read, so a bad role is placed by its
+    message.
+    """
     steps: list[StepIn] = []
     for number, message in enumerate(messages):
-        steps.extend(read(message, f"messages[{number}]"))
+        try:
+            steps.extend(read(message, f"messages[{number}]"))
+        except RecordError as error:
+            if error.kind == "invalid-role" and error.step is None:
+                error.step = number
+            raise
     return steps
 
 
@@ -278,8 +328,10 @@ def assistant_steps(text: str, calls: Sequence[ToolCall], metadata: JSONObject |
     ]
 
 
-def chat_run(record: JSONObject, project_id: uuid.UUID, steps: list[StepIn]) -> RunIn:
-    """A finished run of the conversation's steps; an `id` makes re-importing the record replace it."""
+def finished_run(record: JSONObject, project_id: uuid.UUID, steps: Sequence[object]) -> RunIn:
+    """A finished run of a record's steps, with the record's `id`, `title` and `metadata`; the `id` makes
+    re-importing the record replace it. Steps may still be JSON, so their problems are named
+    `steps[2].content`."""
     record_id = record.get("id")
     if isinstance(record_id, int) and not isinstance(record_id, bool):
         record_id = str(record_id)  # numbered exports; validation still refuses other non-strings
@@ -296,17 +348,30 @@ def chat_run(record: JSONObject, project_id: uuid.UUID, steps: list[StepIn]) -> 
 
 
 @dataclass
-class ChatImporter(CollectingImporter):
-    """An importer of a chat-messages format: the formats differ only in how a record looks and reads."""
+class RecordImporter(CollectingImporter):
+    """An importer of a format of JSON records: the formats differ only in how a record looks and reads.
+
+    `message_arrays`: a bare array of messages is one conversation (the chat formats).
+    `require_steps`: a record with nothing to judge is skipped (all but native runs, which the API
+    takes without steps).
+    """
 
     name: str
     description: str
     looks_like: Callable[[JSONObject], bool]
     build: RunBuilder
+    message_arrays: bool = False
+    require_steps: bool = True
 
     def detect(self, text: str) -> bool:
         record = first_record(text)
         return record is not None and self.looks_like(record)
 
     def iter_parse(self, text: str, project_id: uuid.UUID) -> Iterator[RunIn | Skipped]:
-        return parse_records(text, project_id, self.build, message_arrays=True)
+        return parse_records(
+            text,
+            project_id,
+            self.build,
+            message_arrays=self.message_arrays,
+            require_steps=self.require_steps,
+        )
