@@ -7,9 +7,12 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 import uvicorn
+from cli.client import StashClient
 
 from redline.app import create_app
 from redline.client import Client
@@ -65,3 +68,25 @@ def admin(live_server: LiveServer) -> Iterator[Client]:
     """A client holding the workspace admin's token."""
     with live_server.client() as client:
         yield client
+
+
+@pytest.fixture
+def stash(live_server: LiveServer) -> Iterator[StashClient]:
+    """The client as a script would build it: a base URL and an API key."""
+    with StashClient(live_server.url, api_key=ADMIN_TOKEN) as client:
+        yield client
+
+
+@pytest.fixture
+def mcp(live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ModuleType:
+    """The MCP tools, configured only by the environment: an empty home, so no ~/.stash file interferes."""
+    monkeypatch.setenv("STASH_URL", live_server.url)
+    monkeypatch.setenv("STASH_API_KEY", ADMIN_TOKEN)
+    monkeypatch.setenv("STASH_SCOPE", "")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    from cli import config, mcp_server
+
+    # The config module fixes its path at first import, which may have happened under another HOME.
+    monkeypatch.setattr(config, "USER_CONFIG_FILE", tmp_path / ".stash" / "config.json")
+    tools: ModuleType = mcp_server
+    return tools

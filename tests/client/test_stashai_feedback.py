@@ -4,8 +4,6 @@ through its MCP tools, flagging a label, training a reward model, and its errors
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -14,33 +12,10 @@ from cli.client import StashClient, StashError
 
 from redline.client import Client
 from tests.client.conftest import LiveServer
-from tests.conftest import ADMIN_TOKEN
 from tests.samples import make_run
 
 RM = "/api/v1/rm"
 ANSWER = 4
-
-
-@pytest.fixture
-def stash(live_server: LiveServer) -> Iterator[StashClient]:
-    """The client as a script would build it: a base URL and an API key."""
-    with StashClient(live_server.url, api_key=ADMIN_TOKEN) as client:
-        yield client
-
-
-@pytest.fixture
-def mcp(live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ModuleType:
-    """The MCP tools, configured only by the environment: an empty home, so no ~/.stash file interferes."""
-    monkeypatch.setenv("STASH_URL", live_server.url)
-    monkeypatch.setenv("STASH_API_KEY", ADMIN_TOKEN)
-    monkeypatch.setenv("STASH_SCOPE", "")
-    monkeypatch.setenv("HOME", str(tmp_path))
-    from cli import config, mcp_server
-
-    # The config module fixes its path at first import, which may have happened under another HOME.
-    monkeypatch.setattr(config, "USER_CONFIG_FILE", tmp_path / ".stash" / "config.json")
-    tools: ModuleType = mcp_server
-    return tools
 
 
 def _trace(admin: Client, live_server: LiveServer, answer: str | None = None) -> dict[str, Any]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -14,7 +12,6 @@ import pytest
 from cli.client import StashClient, StashError
 
 from tests.client.conftest import LiveServer
-from tests.conftest import ADMIN_TOKEN
 
 RM = "/api/v1/rm"
 REFUND: dict[str, Any] = {
@@ -39,28 +36,6 @@ CHAT = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "c
 
 def jsonl(*records: object) -> str:
     return "\n".join(json.dumps(record) for record in records) + "\n"
-
-
-@pytest.fixture
-def stash(live_server: LiveServer) -> Iterator[StashClient]:
-    """The client as a script would build it: a base URL and an API key."""
-    with StashClient(live_server.url, api_key=ADMIN_TOKEN) as client:
-        yield client
-
-
-@pytest.fixture
-def mcp(live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ModuleType:
-    """The MCP tools, configured only by the environment: an empty home, so no ~/.stash file interferes."""
-    monkeypatch.setenv("STASH_URL", live_server.url)
-    monkeypatch.setenv("STASH_API_KEY", ADMIN_TOKEN)
-    monkeypatch.setenv("STASH_SCOPE", "")
-    monkeypatch.setenv("HOME", str(tmp_path))
-    from cli import config, mcp_server
-
-    # The config module fixes its path at first import, which may have happened under another HOME.
-    monkeypatch.setattr(config, "USER_CONFIG_FILE", tmp_path / ".stash" / "config.json")
-    tools: ModuleType = mcp_server
-    return tools
 
 
 def _import(stash: StashClient, data: str, fmt: str = "auto") -> dict[str, Any]:
