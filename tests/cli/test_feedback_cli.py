@@ -104,7 +104,7 @@ def test_pairs_preview_prints_pairs_without_a_model(database_url: str, db: Datab
     assert pair["granularity"] == "trace"
     assert pair["chosen"] == "user: refund?\n\nassistant: answer 0"
     assert pair["rejected"] == "user: refund?\n\nassistant: answer 1"
-    assert summary == "1 pairs."
+    assert summary == "1 pair."
     with db.read() as session:
         assert (
             session.execute(__import__("sqlalchemy").text("SELECT count(*) FROM reward_models")).scalar() == 0

@@ -460,12 +460,11 @@ def test_reimporting_an_id_replaces_its_steps_and_keeps_the_ids_and_annotations_
     on_kept = _annotate(harness, trace_id, step_id=before[1]["id"], comment="kept")
     _annotate(harness, trace_id, step_id=before[3]["id"], rating=-1)
 
-    again = _imported(harness, jsonl(stash_trace("t1", "a", "B")))
+    again = _imported(harness, jsonl(stash_trace("t1", "a", "b")))
 
     assert again["trace_ids"] == [trace_id]
     trace = _get(harness, f"/traces/{trace_id}")
     assert [step["id"] for step in trace["steps"]] == [step["id"] for step in before[:2]]
-    assert [step["content"] for step in trace["steps"]] == ["a", "B"]
     assert trace["step_count"] == 2
     assert [a["id"] for a in trace["annotations"]] == [on_trace, on_kept]
     assert (trace["positive_count"], trace["negative_count"], trace["comment_count"]) == (1, 0, 1)
@@ -477,6 +476,21 @@ def test_reimporting_an_id_replaces_its_steps_and_keeps_the_ids_and_annotations_
     assert grown[2]["id"] not in {step["id"] for step in before}
     assert [step["index"] for step in grown] == [0, 1, 2]
     assert _get(harness, "/traces")["total"] == 1
+
+
+def test_a_step_that_now_says_something_else_is_a_new_step(harness: Harness) -> None:
+    """What was said about the old words is not carried over to new ones."""
+    [trace_id] = _imported(harness, jsonl(stash_trace("t1", "a", "b")))["trace_ids"]
+    before = _get(harness, f"/traces/{trace_id}")["steps"]
+    on_same = _annotate(harness, trace_id, step_id=before[0]["id"], comment="still true")
+    _annotate(harness, trace_id, step_id=before[1]["id"], comment="about b")
+
+    _imported(harness, jsonl(stash_trace("t1", "a", "B")))
+
+    trace = _get(harness, f"/traces/{trace_id}")
+    assert trace["steps"][0]["id"] == before[0]["id"]
+    assert trace["steps"][1]["id"] != before[1]["id"]
+    assert [a["id"] for a in trace["annotations"]] == [on_same]
 
 
 # -- who may do what -------------------------------------------------------------------------------------

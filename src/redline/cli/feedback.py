@@ -15,6 +15,7 @@ from redline.identity import service as identity
 from redline.jsonio import dumps
 from redline.learning import service as learning
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
+from redline.learning.service import MAX_PAIRS_LIMIT
 
 
 @click.group("annotations")
@@ -58,7 +59,7 @@ def pairs_group() -> None:
     "--max-pairs",
     default=DEFAULT_MAX_PAIRS,
     show_default=True,
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_PAIRS_LIMIT),
     help="Cap after the seed-0 shuffle.",
 )
 @pass_context
@@ -83,4 +84,4 @@ def preview_pairs(context: CliContext, traces: tuple[str, ...], max_pairs: int) 
             "source_ids": pair.source_ids,
         }
         click.echo(dumps(line).decode())
-    click.echo(f"{len(pairs)} pairs.", err=True)
+    click.echo(f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'}.", err=True)

@@ -35,6 +35,15 @@ _ERROR_BY_STATUS: dict[int, type[RedlineError]] = {
     422: InvalidRequestError,
 }
 
+# The rm surface's errors carry no code; these stand in for one, so `NotFoundError.kind` reads "resource".
+_RM_CODES = {
+    401: "auth-missing",
+    403: "permission-denied",
+    404: "resource-not-found",
+    413: "bad-input",
+    422: "bad-input",
+}
+
 # How much of an unrecognised body goes into the message: enough to tell a proxy page from a crash.
 _BODY_EXCERPT = 200
 
@@ -84,7 +93,7 @@ def error_from_response(response: httpx.Response) -> RedlineError:
         return _ERROR_BY_STATUS.get(status, ServerError)(
             decoded["detail"],
             status=status,
-            code="bad-input" if status == 422 else f"http-{status}",
+            code=_RM_CODES.get(status, f"http-{status}"),
             request_id=_request_id(response, None),
         )
     if not isinstance(envelope, dict) or not isinstance(envelope.get("message"), str):

@@ -164,26 +164,38 @@ class _Writes:
     replaced_traces: list[dict[str, Any]] = field(default_factory=list)
     new_steps: list[dict[str, Any]] = field(default_factory=list)
     changed_steps: list[dict[str, Any]] = field(default_factory=list)
+    # Steps of replaced runs that now say something else: they go, with what was said about them.
+    dropped_steps: list[dict[str, Any]] = field(default_factory=list)
     # (trace, new step count) of replaced runs that had more steps than they have now.
     trimmed: list[dict[str, Any]] = field(default_factory=list)
     spans: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _step_ids(session: Session, trace_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, dict[int, uuid.UUID]]:
-    """The ids of the steps of the given traces, by trace and index."""
-    found: dict[uuid.UUID, dict[int, uuid.UUID]] = {trace_id: {} for trace_id in trace_ids}
+@dataclass(frozen=True)
+class _KnownStep:
+    id: uuid.UUID
+    role: str
+    content: str
+
+
+def _known_steps(session: Session, trace_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, dict[int, _KnownStep]]:
+    """The steps the given traces have now, by trace and index: what a re-import may keep."""
+    found: dict[uuid.UUID, dict[int, _KnownStep]] = {trace_id: {} for trace_id in trace_ids}
     for chunk in _chunks(trace_ids):
-        rows = session.execute(select(Step.trace_id, Step.index, Step.id).where(Step.trace_id.in_(chunk)))
-        for trace_id, index, step_id in rows:
-            found[trace_id][index] = step_id
+        query = select(Step.trace_id, Step.index, Step.id, Step.role, Step.content).where(
+            Step.trace_id.in_(chunk)
+        )
+        for trace_id, index, step_id, role, content in session.execute(query):
+            found[trace_id][index] = _KnownStep(step_id, role, content)
     return found
 
 
 def _add_steps(
-    writes: _Writes, trace_id: uuid.UUID, steps: Sequence[StepIn], kept: dict[int, uuid.UUID]
+    writes: _Writes, trace_id: uuid.UUID, steps: Sequence[StepIn], kept: dict[int, _KnownStep]
 ) -> None:
-    """A run's steps as rows; a replaced run keeps the ids of the indexes it had, so what refers to
-    those steps (annotations, which go with a deleted step) survives a re-import."""
+    """A run's steps as rows. A replaced run keeps a step (its id, and so the annotations on it) where
+    the same role says the same thing at the same index; a step that now says something else is a new
+    step, and what was said about the old one goes with it, since it was said about other words."""
     for index, step in enumerate(steps):
         row: dict[str, Any] = {
             "role": step.role,
@@ -193,11 +205,13 @@ def _add_steps(
             "tool_call_id": step.tool_call_id,
             "metadata": step.metadata,
         }
-        kept_id = kept.get(index)
-        if kept_id is not None:
-            row["b_id"] = kept_id
+        known = kept.get(index)
+        if known is not None and (known.role, known.content) == (step.role, step.content):
+            row["b_id"] = known.id
             writes.changed_steps.append(row)
         else:
+            if known is not None:
+                writes.dropped_steps.append({"b_id": known.id})
             row.update(id=uuid.uuid4(), trace_id=trace_id, index=index)
             writes.new_steps.append(row)
     if any(index >= len(steps) for index in kept):
@@ -222,7 +236,7 @@ def ingest_runs(
     agents = _register_producers(session, Agent, {(r.project_id, r.agent) for r in runs if r.agent})
     flows = _register_producers(session, Flow, {(r.project_id, r.flow) for r in runs if r.flow})
     existing = _existing_by_external_id(session, runs)
-    old_steps = _step_ids(session, list(existing.values())) if existing else {}
+    old_steps = _known_steps(session, list(existing.values())) if existing else {}
     agent_ids = [run.agent_id or (agents[(run.project_id, run.agent)] if run.agent else None) for run in runs]
     unversioned = {a for a, run in zip(agent_ids, runs, strict=True) if a and run.agent_version is None}
     pinned = _pinned_versions(session, unversioned) if unversioned else {}
@@ -306,6 +320,8 @@ def _write(session: Session, writes: _Writes) -> None:
                 ),
                 writes.trimmed,
             )
+        if writes.dropped_steps:
+            session.execute(delete(steps).where(steps.c.id == bindparam("b_id")), writes.dropped_steps)
         _update_many(session, steps, writes.changed_steps)
         _update_many(session, traces, writes.replaced_traces)
     bulk_insert(session, traces, writes.new_traces)
