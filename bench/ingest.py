@@ -15,15 +15,11 @@ import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,23 +27,21 @@ from typing import Any
 
 import httpx
 import orjson
-import psutil
-import psycopg
-from psycopg import sql
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-# A fixed token: the bench is headless and throwaway, and `redline serve` accepts it at first start.
-BENCH_TOKEN = "rl_bench_0123456789abcdefghijklmnopqrstuvwxyz"
-BENCH_DATABASE = "redline_bench"
-DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+from _server import (
+    DEFAULT_POSTGRES_URL,
+    REDLINE,
+    PeakRss,
+    Store,
+    fresh_store,
+    percentile,
+    project_id,
+    redline_env,
+    serve,
+)
+
 STEP_CONTENT_BYTES = 500
-# Often enough to catch the peak of a batch that takes a few hundred milliseconds.
-RSS_SAMPLE_SECONDS = 0.02
-SERVER_START_SECONDS = 60.0
-REQUEST_TIMEOUT_SECONDS = 600.0
-MIB = 1024 * 1024
-REDLINE = str(Path(sys.executable).with_name("redline"))
 
 # ----------------------------------------------------------------------------------------- the runs
 
@@ -206,48 +200,6 @@ def write_jsonl(runs: list[dict[str, Any]], path: Path) -> None:
 # ---------------------------------------------------------------------------------------- the stores
 
 
-@dataclass(frozen=True)
-class Store:
-    """One store under test: its kind for the report, its SQLAlchemy URL for redline and the count."""
-
-    kind: str
-    url: str
-
-
-def _libpq(url: str) -> str:
-    """psycopg wants a libpq URL; the CLI and the engine take SQLAlchemy's `postgresql+psycopg://`."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-def _drop_bench_database(admin_url: str) -> None:
-    # FORCE: a server that did not stop in time must not keep the next path from starting clean.
-    with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
-        admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(BENCH_DATABASE))
-        )
-
-
-@contextmanager
-def fresh_store(kind: str, postgres_url: str) -> Iterator[Store]:
-    """An empty store for one path: a new SQLite file, or the bench database dropped and made again.
-
-    Either is gone afterwards: 10,000 runs leave about 150 MB behind.
-    """
-    if kind == "sqlite":
-        with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
-            yield Store(kind, f"sqlite:///{Path(folder) / 'bench.db'}")
-        return
-    _drop_bench_database(postgres_url)
-    with psycopg.connect(_libpq(postgres_url), autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(BENCH_DATABASE)))
-    try:
-        yield Store(
-            kind, make_url(postgres_url).set(database=BENCH_DATABASE).render_as_string(hide_password=False)
-        )
-    finally:
-        _drop_bench_database(postgres_url)
-
-
 def count_rows(url: str) -> tuple[int, int]:
     """Runs and steps as the store holds them, by SQL: the API pages lists and never counts."""
     engine = create_engine(url)
@@ -258,88 +210,6 @@ def count_rows(url: str) -> tuple[int, int]:
     finally:
         engine.dispose()
     return int(runs), int(steps)
-
-
-# ------------------------------------------------------------------------------------------ processes
-
-
-class PeakRss(threading.Thread):
-    """Samples a process tree's resident memory; the peak is what a host must provision for."""
-
-    def __init__(self, pid: int):
-        super().__init__(daemon=True)
-        self.pid = pid
-        self.peak = 0
-        self._done = threading.Event()
-
-    def _tree_rss(self) -> int:
-        process = psutil.Process(self.pid)
-        total = int(process.memory_info().rss)
-        for child in process.children(recursive=True):
-            with suppress(psutil.NoSuchProcess):
-                total += int(child.memory_info().rss)
-        return total
-
-    def run(self) -> None:
-        while not self._done.is_set():
-            try:
-                self.peak = max(self.peak, self._tree_rss())
-            except psutil.NoSuchProcess:
-                return
-            self._done.wait(RSS_SAMPLE_SECONDS)
-
-    def stop(self) -> float:
-        """Stops sampling and answers the peak in MiB."""
-        self._done.set()
-        self.join()
-        return self.peak / MIB
-
-
-def free_port() -> int:
-    """A port the kernel calls free; released before the server binds it, a race a bench host can bear."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def redline_env(store: Store, **more: str) -> dict[str, str]:
-    """Settings by environment, as a headless deployment would give them."""
-    return {
-        **os.environ,
-        "REDLINE_DATABASE_URL": store.url,
-        "REDLINE_INIT_ADMIN_TOKEN": BENCH_TOKEN,
-        "REDLINE_LOG_LEVEL": "warning",
-        **more,
-    }
-
-
-def _wait_healthy(client: httpx.Client, server: subprocess.Popen[bytes], log: Path) -> None:
-    """Polls /healthz, failing fast with the server's log if the process dies (a bad URL, a taken port)."""
-    deadline = time.monotonic() + SERVER_START_SECONDS
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"redline serve exited with {server.returncode}:\n{log.read_text()}")
-        try:
-            if client.get("/healthz").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(
-        f"redline serve was not healthy after {SERVER_START_SECONDS:.0f} s:\n{log.read_text()}"
-    )
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM first so uvicorn shuts down cleanly; a kill only if it hangs."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 # -------------------------------------------------------------------------------------------- results
@@ -367,13 +237,6 @@ class Result:
     @property
     def verified(self) -> bool:
         return self.stored_runs == self.runs and self.stored_steps == self.steps
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile: with ten batches p99 is the slowest one, not an interpolation past it."""
-    ordered = sorted(values)
-    rank = max(1, round(fraction * len(ordered) + 0.5))
-    return ordered[min(rank, len(ordered)) - 1]
 
 
 def _result(
@@ -408,19 +271,6 @@ def _result(
 # ---------------------------------------------------------------------------------------------- paths
 
 
-def _project_id(client: httpx.Client) -> str:
-    """The first-start project, as a client finds it: through the API, with the bench token."""
-    response = client.get("/v1/projects")
-    response.raise_for_status()
-    project: str = response.json()["data"][0]["id"]
-    return project
-
-
-def _tail(log: Path, lines: int = 40) -> str:
-    """The end of the server's log: where its traceback is when a request fails."""
-    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
-
-
 def _post_batches(client: httpx.Client, bodies: list[bytes]) -> tuple[float, list[float]]:
     """Wall seconds of the whole sequence and each batch's round trip, in order."""
     latencies: list[float] = []
@@ -436,29 +286,11 @@ def _post_batches(client: httpx.Client, bodies: list[bytes]) -> tuple[float, lis
 
 def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: Path) -> Result:
     """POST /v1/runs/batch, one client, one batch at a time: the latency a single producer sees."""
-    port = free_port()
-    log = work / f"serve-{store.kind}.log"
-    with log.open("wb") as sink:
-        server = subprocess.Popen(
-            [REDLINE, "serve"], env=redline_env(store, REDLINE_PORT=str(port)), stdout=sink, stderr=sink
-        )
-    rss = PeakRss(server.pid)
-    rss.start()
-    headers = {"Authorization": f"Bearer {BENCH_TOKEN}"}
-    try:
-        with httpx.Client(
-            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=REQUEST_TIMEOUT_SECONDS
-        ) as client:
-            _wait_healthy(client, server, log)
-            bodies = batch_bodies(runs, _project_id(client), batch_size)
-            seconds, latencies = _post_batches(client, bodies)
-    except (httpx.HTTPError, RuntimeError) as error:
-        raise RuntimeError(f"{error}\n--- redline serve log ---\n{_tail(log)}") from error
-    finally:
-        _stop(server)
-        peak = rss.stop()
+    with serve(store, work / f"serve-{store.kind}.log") as server, server.client() as client:
+        bodies = batch_bodies(runs, project_id(client), batch_size)
+        seconds, latencies = _post_batches(client, bodies)
     steps = sum(len(run["steps"]) for run in runs)
-    return _result(store, "api", len(runs), steps, seconds, latencies, peak)
+    return _result(store, "api", len(runs), steps, seconds, latencies, server.peak_mib)
 
 
 def _redline(store: Store, *args: str) -> str:

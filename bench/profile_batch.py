@@ -37,7 +37,8 @@ import orjson
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 
-from ingest import BENCH_TOKEN, batch_bodies, make_runs
+from _server import BENCH_TOKEN
+from ingest import batch_bodies, make_runs
 from redline import migrate
 from redline.app import create_app
 from redline.config import Settings
