@@ -5,18 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from redline.annotations.models import Annotation
+from redline.annotations.service import ExportRow
 
 
-def export_line(
-    annotation: Annotation, trace_external_id: str | None, step_index: int | None
-) -> dict[str, Any]:
+def export_line(annotation: ExportRow) -> dict[str, Any]:
     """One line of GET /export/annotations: exactly the document's fields, in its order."""
     quote = annotation.quote
     return {
         "trace_id": str(annotation.trace_id),
-        "trace_external_id": trace_external_id,
-        "step_index": step_index,
+        "trace_external_id": annotation.trace_external_id,
+        "step_index": annotation.step_index,
         "rating": annotation.rating,
         "comment": annotation.comment,
         "quote": {key: quote[key] for key in ("text", "prefix", "suffix")} if quote else None,

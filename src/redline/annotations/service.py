@@ -9,9 +9,9 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, case, func, select, tuple_
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
@@ -42,11 +42,20 @@ class TraceCounts:
     label_errors: int = 0
 
 
-@dataclass(frozen=True)
-class ExportRow:
-    annotation: Annotation
+class ExportRow(Protocol):
+    """One annotation as the export reads it: its own fields plus where it is (trace and step)."""
+
+    id: uuid.UUID
+    trace_id: uuid.UUID
     trace_external_id: str | None
     step_index: int | None
+    rating: int | None
+    comment: str | None
+    quote: dict[str, Any] | None
+    label_error: bool
+    label_error_note: str | None
+    author_name: str
+    created_at: datetime
 
 
 # ------------------------------------------------------------------------------------------------ quotes
@@ -186,30 +195,43 @@ def counts(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, 
 
 def iter_export(session: Session, actor: Actor, chunk: int = EXPORT_CHUNK) -> Iterator[ExportRow]:
     """Every annotation the actor can read, oldest first, flagged included, a page of `chunk` at a time,
-    so memory stays the same however many there are."""
+    so memory stays the same however many there are.
+
+    Each page is one index range scan: a row-value keyset on (created_at, id). Rows are plain, not ORM
+    objects: an export only reads.
+    """
     project_ids = [project.id for project, _ in visible_projects(session, actor)]
+    # A correlated EXISTS, not `trace_id IN (…)`: given an IN list, SQLite drives from the trace_id index
+    # and sorts every annotation on each page; this way each page is one walk along (created_at, id).
+    readable = (
+        select(Trace.id).where(Trace.id == Annotation.trace_id, Trace.project_id.in_(project_ids)).exists()
+    )
+    columns = (
+        Annotation.id,
+        Annotation.trace_id,
+        select(Trace.external_id)
+        .where(Trace.id == Annotation.trace_id)
+        .scalar_subquery()
+        .label("trace_external_id"),
+        select(Step.index).where(Step.id == Annotation.step_id).scalar_subquery().label("step_index"),
+        Annotation.rating,
+        Annotation.comment,
+        Annotation.quote,
+        Annotation.label_error,
+        Annotation.label_error_note,
+        Annotation.author_name,
+        Annotation.created_at,
+    )
     last: tuple[datetime, uuid.UUID] | None = None
     while True:
-        query = (
-            select(Annotation, Trace.external_id, Step.index)
-            .join(Trace, Trace.id == Annotation.trace_id)
-            .outerjoin(Step, Step.id == Annotation.step_id)
-            .where(Trace.project_id.in_(project_ids))
-        )
+        query = select(*columns).where(readable)
         if last is not None:
-            query = query.where(
-                or_(
-                    Annotation.created_at > last[0],
-                    and_(Annotation.created_at == last[0], Annotation.id > last[1]),
-                )
-            )
+            query = query.where(tuple_(Annotation.created_at, Annotation.id) > tuple_(*last))
         rows = session.execute(query.order_by(Annotation.created_at, Annotation.id).limit(chunk)).all()
         if not rows:
             return
-        for annotation, external_id, step_index in rows:
-            yield ExportRow(annotation, external_id, step_index)
-        last = (rows[-1][0].created_at, rows[-1][0].id)
-        session.expunge_all()
+        yield from rows
+        last = (rows[-1].created_at, rows[-1].id)
 
 
 # ---------------------------------------------------------------------------------------- change, delete

@@ -9,7 +9,7 @@ import click
 
 from redline.annotations import service as annotation_service
 from redline.annotations.export import export_line
-from redline.cli.context import CliContext, fail, pass_context
+from redline.cli.context import CliContext, fail, pass_context, tune_gc_for_bulk_work
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
@@ -40,7 +40,7 @@ def export_annotations(context: CliContext, output: Path | None) -> None:
     try:
         with db.read() as session, click.open_file(str(output) if output else "-", "wb") as sink:
             for row in annotation_service.iter_export(session, identity.operator(session)):
-                sink.write(dumps(export_line(row.annotation, row.trace_external_id, row.step_index)) + b"\n")
+                sink.write(dumps(export_line(row)) + b"\n")
                 count += 1
     except RedlineError as error:
         raise fail(error) from error
@@ -70,6 +70,9 @@ def preview_pairs(context: CliContext, traces: tuple[str, ...], max_pairs: int) 
     except ValueError:
         raise click.BadParameter("each --trace is a trace id (a UUID).") from None
     db = context.ready_database()
+    # Pairs over thousands of traces keep tens of thousands of rows alive while the texts are built; with
+    # the default thresholds the cyclic GC would rescan them over and over (bench/README.md), as in imports.
+    tune_gc_for_bulk_work()
     try:
         with db.read() as session:
             pairs = learning.preview_pairs(session, identity.operator(session), trace_ids, max_pairs)

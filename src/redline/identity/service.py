@@ -381,7 +381,15 @@ def require_project_role(
 ) -> Project:
     """The project, if the actor holds at least `needed` in it; not found if it can't see it at all."""
     project = session.get(Project, project_id)
-    if project is None or project.workspace_id != actor.workspace_id:
+    if project is None:
+        raise NotFound("project", project_id)
+    return check_role(session, actor, project, needed)
+
+
+def check_role(session: Session, actor: Actor, project: Project, needed: ProjectRole) -> Project:
+    """`require_project_role` for a project already loaded (with what it holds, in one query)."""
+    project_id = project.id
+    if project.workspace_id != actor.workspace_id:
         raise NotFound("project", project_id)
     role = project_role(session, actor, project)
     if role is None:

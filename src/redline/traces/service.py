@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from redline.db import bulk_insert, insert_ignoring_conflicts, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
-from redline.identity.service import Actor, ProjectRole, require_project_role, visible_projects
+from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
 from redline.paging import Page, check_limit, decode_cursor, encode_cursor
 from redline.traces.models import Agent, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -351,12 +351,18 @@ def _producer_names(
 
 
 def readable_trace(session: Session, actor: Actor, run_id: uuid.UUID, needed: ProjectRole) -> Trace:
-    """The trace, if the actor holds `needed` in its project; not found if the actor can't see it."""
-    trace = session.get(Trace, run_id)
-    if trace is None:
+    """The trace, if the actor holds `needed` in its project; not found if the actor can't see it.
+
+    The trace and its project come in one query: every annotation and read starts here.
+    """
+    found = session.execute(
+        select(Trace, Project).join(Project, Project.id == Trace.project_id).where(Trace.id == run_id)
+    ).first()
+    if found is None:
         raise NotFound("run", run_id)
+    trace, project = found
     try:
-        require_project_role(session, actor, trace.project_id, needed)
+        check_role(session, actor, project, needed)
     except NotFound:
         raise NotFound("run", run_id) from None
     return trace

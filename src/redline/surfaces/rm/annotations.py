@@ -100,7 +100,7 @@ def _export_chunks(db: Database, actor: Actor) -> Iterator[bytes]:
     with db.read() as session:
         buffer = bytearray()
         for row in annotation_service.iter_export(session, actor):
-            buffer += dumps(export_line(row.annotation, row.trace_external_id, row.step_index)) + b"\n"
+            buffer += dumps(export_line(row)) + b"\n"
             if len(buffer) >= EXPORT_FLUSH_BYTES:
                 yield bytes(buffer)
                 buffer.clear()
