@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 REFUND_STEPS: list[dict[str, Any]] = [
@@ -31,3 +32,15 @@ def make_run(project_id: str, **fields: Any) -> dict[str, Any]:
         "steps": [dict(step) for step in REFUND_STEPS],
         **fields,
     }
+
+
+def stash_record(**fields: Any) -> dict[str, Any]:
+    """The same refund run as a `stash` import record (snake_case steps), with `fields` laid over it."""
+    snake = {"toolName": "tool_name", "toolInput": "tool_input", "toolCallId": "tool_call_id"}
+    steps = [{snake.get(key, key): value for key, value in step.items()} for step in REFUND_STEPS]
+    return {"id": "ticket-1182", "title": "Refund for 1182", "steps": steps, **fields}
+
+
+def jsonl(*records: object) -> str:
+    """Records as JSON lines, as an import file holds them."""
+    return "\n".join(json.dumps(record) for record in records) + "\n"

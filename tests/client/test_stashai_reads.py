@@ -12,30 +12,11 @@ import pytest
 from cli.client import StashClient, StashError
 
 from tests.client.conftest import LiveServer
+from tests.samples import jsonl, stash_record
 
 RM = "/api/v1/rm"
-REFUND: dict[str, Any] = {
-    "id": "ticket-1182",
-    "title": "Refund for 1182",
-    "steps": [
-        {"role": "system", "content": "You are a support agent."},
-        {"role": "user", "content": "I want a refund for order 1182"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_name": "lookup_order",
-            "tool_input": {"order_id": "1182"},
-            "tool_call_id": "call_1",
-        },
-        {"role": "tool", "content": '{"status": "delivered"}', "tool_call_id": "call_1"},
-        {"role": "assistant", "content": "Your order was delivered on May 3."},
-    ],
-}
+REFUND: dict[str, Any] = stash_record()
 CHAT = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
-
-
-def jsonl(*records: object) -> str:
-    return "\n".join(json.dumps(record) for record in records) + "\n"
 
 
 def _import(stash: StashClient, data: str, fmt: str = "auto") -> dict[str, Any]:

@@ -15,6 +15,7 @@ from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from tests.conftest import ADMIN_TOKEN, Harness
+from tests.samples import jsonl, stash_record
 
 RM = "/api/v1/rm"
 SUMMARY_KEYS = [
@@ -45,34 +46,10 @@ DETAIL_KEYS = [
 NOBODY = "5f0c3a9e-8d1b-4c47-9e2a-6b7d8c9e0f1a"  # a UUID no trace has
 STEP_KEYS = ["id", "index", "role", "content", "tool_name", "tool_input", "tool_call_id", "metadata"]
 
-REFUND: dict[str, Any] = {
-    "id": "ticket-1182",
-    "title": "Refund for 1182",
-    "metadata": {"channel": "chat"},
-    "steps": [
-        {"role": "system", "content": "You are a support agent."},
-        {"role": "user", "content": "I want a refund for order 1182"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_name": "lookup_order",
-            "tool_input": {"order_id": "1182"},
-            "tool_call_id": "call_1",
-        },
-        {"role": "tool", "content": '{"status": "delivered"}', "tool_call_id": "call_1"},
-        {
-            "role": "assistant",
-            "content": "Your order was delivered on May 3.",
-            "metadata": {"thinking": "ok"},
-        },
-    ],
-}
+REFUND: dict[str, Any] = stash_record(metadata={"channel": "chat"})
+REFUND["steps"][4]["metadata"] = {"thinking": "ok"}
 OPENAI = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
 ANTHROPIC = {"system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]}
-
-
-def jsonl(*records: object) -> str:
-    return "\n".join(json.dumps(record) for record in records) + "\n"
 
 
 def stash_trace(ident: str | None = None, *contents: str) -> dict[str, Any]:

@@ -13,14 +13,10 @@ from redline.traces.importers import anthropic_messages, native, openai_chat, st
 from redline.traces.importers.base import Importer, ParsedRuns, Skipped
 from redline.traces.importers.registry import FORMATS, Formats, format_names, list_formats, parse_text
 from redline.traces.render import render_trace
-from tests.samples import make_run
+from tests.samples import jsonl, make_run, stash_record
 
 PROJECT = uuid.UUID("11111111-1111-4111-8111-111111111111")
 OTHER_PROJECT = "22222222-2222-4222-8222-222222222222"
-
-
-def jsonl(*records: object) -> str:
-    return "\n".join(json.dumps(record) for record in records) + "\n"
 
 
 def steps_of(parsed: ParsedRuns, run: int = 0) -> list[dict[str, Any]]:
@@ -414,25 +410,8 @@ def test_an_anthropic_record_with_only_a_system_prompt_has_nothing_to_judge() ->
 
 # -- stash -----------------------------------------------------------------------------------------------
 
-STASH_RECORD: dict[str, Any] = {
-    "id": "ticket-1182",
-    "title": "Refund for 1182",
-    "metadata": {"channel": "chat"},
-    "steps": [
-        {"role": "system", "content": "You are a support agent."},
-        {"role": "user", "content": "I want a refund for order 1182"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_name": "lookup_order",
-            "tool_input": {"order_id": "1182"},
-            "tool_call_id": "call_1",
-            "metadata": {"thinking": "Look it up first."},
-        },
-        {"role": "tool", "content": '{"status": "delivered"}', "tool_call_id": "call_1"},
-        {"role": "assistant", "content": "Your order was delivered on May 3."},
-    ],
-}
+STASH_RECORD: dict[str, Any] = stash_record(metadata={"channel": "chat"})
+STASH_RECORD["steps"][2]["metadata"] = {"thinking": "Look it up first."}
 
 
 def test_stash_records_become_finished_runs_with_their_steps_as_given() -> None:
