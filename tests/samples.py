@@ -19,6 +19,20 @@ REFUND_STEPS: list[dict[str, Any]] = [
     {"role": "assistant", "content": "Your order was delivered on May 3."},
 ]
 
+# The fields of one line of the annotation export, in the order rm-annotations.txt writes them.
+EXPORT_KEYS = [
+    "trace_id",
+    "trace_external_id",
+    "step_index",
+    "rating",
+    "comment",
+    "quote",
+    "label_error",
+    "label_error_note",
+    "author",
+    "created_at",
+]
+
 
 def make_run(project_id: str, **fields: Any) -> dict[str, Any]:
     """A valid run (steps: system, user, tool call, tool result, answer), with `fields` laid over it."""

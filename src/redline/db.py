@@ -7,10 +7,10 @@ Services get a `Session` and may `flush()`, never `commit()`: the transaction is
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -44,6 +44,8 @@ SQLITE_FOREIGN_KEYS = "ON"
 # one failing with "database is locked" when it upgrades a read lock mid-transaction.
 SQLITE_WRITE_BEGIN = "BEGIN IMMEDIATE"
 SQLITE_READ_BEGIN = "BEGIN"
+
+T = TypeVar("T")
 
 _WRITE_OPTION = "redline_write"
 # Any fixed number: the advisory lock that serialises first starts on PostgreSQL ("redline" in ASCII).
@@ -143,6 +145,17 @@ def make_engine(url: str, *, sqlite_busy_timeout_ms: int = 5000) -> Engine:
         connection.exec_driver_sql(SQLITE_WRITE_BEGIN if write else SQLITE_READ_BEGIN)
 
     return engine
+
+
+# SQLite allows 32,766 bound parameters per statement; IN lists of 500 stay well inside every backend's
+# limits, and each chunk is one round trip.
+IN_LIST_CHUNK = 500
+
+
+def in_chunks(values: Sequence[T], size: int = IN_LIST_CHUNK) -> Iterator[Sequence[T]]:
+    """Values a chunk at a time, for `column.in_(chunk)` over lists of any length."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
 
 
 def insert_ignoring_conflicts(table: Any, dialect_name: str) -> Insert:

@@ -4,6 +4,7 @@ rare value orjson refuses (an integer beyond 64 bits is valid JSON and must not 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -18,6 +19,11 @@ def dumps(value: Any) -> bytes:
 
 def dumps_text(value: Any) -> str:
     return dumps(value).decode()
+
+
+def iso(value: datetime | None) -> str | None:
+    """A time as the wire writes it (ISO 8601 with its offset), None staying None."""
+    return value.isoformat() if value is not None else None
 
 
 def loads(text: str | bytes) -> Any:

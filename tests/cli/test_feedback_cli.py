@@ -16,19 +16,7 @@ from redline.identity import service as identity
 from redline.traces import service as traces
 from redline.traces.schemas import RunIn, StepIn
 from tests.conftest import bootstrap_admin
-
-EXPORT_KEYS = [
-    "trace_id",
-    "trace_external_id",
-    "step_index",
-    "rating",
-    "comment",
-    "quote",
-    "label_error",
-    "label_error_note",
-    "author",
-    "created_at",
-]
+from tests.samples import EXPORT_KEYS
 
 
 def _two_rated_traces(db: Database) -> list[str]:

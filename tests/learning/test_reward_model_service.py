@@ -17,7 +17,7 @@ from sqlalchemy import select
 from redline.annotations import service as annotation_service
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
-from redline.db import Database
+from redline.db import IN_LIST_CHUNK, Database
 from redline.errors import NotFound
 from redline.identity import service as identity
 from redline.learning import service as learning
@@ -26,7 +26,7 @@ from redline.traces import service as traces
 from redline.traces.schemas import RunIn, StepIn
 from tests.conftest import bootstrap_admin
 
-CHUNK = learning._ACCESS_CHUNK
+CHUNK = IN_LIST_CHUNK
 
 
 def _runs(project_id: uuid.UUID, count: int, prefix: str) -> list[RunIn]:

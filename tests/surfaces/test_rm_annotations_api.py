@@ -16,6 +16,7 @@ from redline.identity import service as identity
 from redline.identity.models import Principal
 from redline.surfaces.rm import annotations as rm_annotations
 from tests.conftest import Harness
+from tests.samples import EXPORT_KEYS
 
 RM = "/api/v1/rm"
 ANNOTATION_KEYS = [
@@ -29,18 +30,6 @@ ANNOTATION_KEYS = [
     "label_error_note",
     "author_id",
     "author_name",
-    "created_at",
-]
-EXPORT_KEYS = [
-    "trace_id",
-    "trace_external_id",
-    "step_index",
-    "rating",
-    "comment",
-    "quote",
-    "label_error",
-    "label_error_note",
-    "author",
     "created_at",
 ]
 # REFUND_STEPS (tests/samples.py): 0 system, 1 user, 2 tool call, 3 tool result, 4 answer.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -27,13 +27,13 @@ from sqlalchemy import Row, Table, func, select
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
+from redline.db import in_chunks
 from redline.traces.models import Step, Trace
 from redline.traces.render import render_prefix, render_trace
 
 Granularity = Literal["trace", "step"]
 DEFAULT_MAX_PAIRS = 4000
 PAIRING_SEED = 0
-_IN_CHUNK = 500
 
 # Core tables rather than ORM attributes: every query here reads a few columns of tens of thousands of
 # rows, and plain rows skip the ORM's per-row loading work.
@@ -101,7 +101,7 @@ def rated_targets(session: Session, trace_ids: Sequence[uuid.UUID]) -> list[Targ
         .having(total != 0)
     )
     rows: list[_SummedRow] = []
-    for chunk in _chunks(trace_ids):
+    for chunk in in_chunks(trace_ids):
         rows.extend(session.execute(query.where(_ANNOTATIONS.c.trace_id.in_(chunk))).all())
     rows.sort(key=_target_order)
     return [Target(trace_id, step_id, int(score or 0)) for trace_id, step_id, score in rows]
@@ -114,14 +114,6 @@ def _target_order(row: _SummedRow) -> tuple[int, int]:
     # ~500,000 times for 60,000 targets.
     trace_id, step_id, _ = row
     return (trace_id.int, -1 if step_id is None else step_id.int)
-
-
-def _chunks(ids: Sequence[uuid.UUID]) -> Iterator[Sequence[uuid.UUID]]:
-    """The ids `_IN_CHUNK` at a time: bound parameters per statement stay well inside every backend's
-    limits, and each chunk is one round trip. Callers take a chunk's rows with `.all()`, one fetchall,
-    rather than iterating the result, which asks SQLite's driver for one row at a time."""
-    for start in range(0, len(ids), _IN_CHUNK):
-        yield ids[start : start + _IN_CHUNK]
 
 
 def _steps_by_trace(session: Session, trace_ids: set[uuid.UUID]) -> dict[uuid.UUID, list[_StepRow]]:
@@ -141,7 +133,7 @@ def _steps_by_trace(session: Session, trace_ids: set[uuid.UUID]) -> dict[uuid.UU
         _STEPS.c.tool_name,
         _STEPS.c.tool_input,
     ).order_by(_STEPS.c.trace_id, _STEPS.c.index)
-    for chunk in _chunks(sorted(trace_ids)):
+    for chunk in in_chunks(sorted(trace_ids)):
         for row in session.execute(query.where(_STEPS.c.trace_id.in_(chunk))).all():
             steps[row.trace_id].append(row)
     return steps
@@ -164,8 +156,11 @@ def _annotation_ids(session: Session, targets: set[Target]) -> dict[_TargetKey, 
     whole = sorted(target.trace_id for target in targets if target.step_id is None)
     parts = sorted(target.step_id for target in targets if target.step_id is not None)
     filters = [
-        *(_ANNOTATIONS.c.trace_id.in_(chunk) & _ANNOTATIONS.c.step_id.is_(None) for chunk in _chunks(whole)),
-        *(_ANNOTATIONS.c.step_id.in_(chunk) for chunk in _chunks(parts)),
+        *(
+            _ANNOTATIONS.c.trace_id.in_(chunk) & _ANNOTATIONS.c.step_id.is_(None)
+            for chunk in in_chunks(whole)
+        ),
+        *(_ANNOTATIONS.c.step_id.in_(chunk) for chunk in in_chunks(parts)),
     ]
     for condition in filters:
         for annotation_id, trace_id, step_id in session.execute(query.where(condition)).all():

@@ -14,7 +14,7 @@ from typing import Any, cast
 from sqlalchemy import Table, exists, func, select
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, utcnow
+from redline.db import bulk_insert, in_chunks, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.service import Actor, visible_projects
 from redline.learning.models import PreferencePair, RewardModel, RewardModelTrace
@@ -24,7 +24,6 @@ from redline.traces.models import Trace
 MIN_PAIRS = 2
 MAX_PAIRS_LIMIT = 100_000
 # Trace ids per access-check query: well inside every backend's bound-parameter limit.
-_ACCESS_CHUNK = 500
 QUEUED_DETAIL = (
     "Queued: the pairs are built and kept with the model; this Redline release has no trainer yet, "
     "so the model stays queued until one is added."
@@ -44,8 +43,8 @@ def max_pairs_of(config: dict[str, Any]) -> int:
 def _readable_traces(session: Session, actor: Actor, trace_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
     """The traces, in the order given without repeats, each one the actor can read.
 
-    A model may name tens of thousands of traces, so access is checked for `_ACCESS_CHUNK` of them per
-    query against the projects the actor can read (found once), rather than by `readable_trace` per
+    A model may name tens of thousands of traces, so access is checked a chunk of them per query
+    against the projects the actor can read (found once), rather than by `readable_trace` per
     trace: its SELECTs per trace made the access check half of POST /reward-models over 10,000 traces
     (bench/README.md). The outcome is `readable_trace`'s: any role in a project reads its traces, an
     erased trace is still found (it gives no targets), and a trace that is missing or in a project the
@@ -53,8 +52,7 @@ def _readable_traces(session: Session, actor: Actor, trace_ids: Sequence[uuid.UU
     """
     unique = list(dict.fromkeys(trace_ids))
     readable = [project.id for project, _ in visible_projects(session, actor)]
-    for start in range(0, len(unique), _ACCESS_CHUNK):
-        chunk = unique[start : start + _ACCESS_CHUNK]
+    for chunk in in_chunks(unique):
         found = set(
             session.scalars(select(Trace.id).where(Trace.id.in_(chunk), Trace.project_id.in_(readable)))
         )

@@ -89,14 +89,16 @@ def validation_error(exc: RequestValidationError, *, camel: bool = True) -> Inva
         return Invalid(f"The body is not valid JSON: {detail}.", details={"field": "body"})
     if location and location[0] in ("body", "query", "path", "header"):
         location = location[1:]
+    return invalid_at(location, first.get("msg", "invalid"), camel=camel)
+
+
+def invalid_at(location: list[int | str], message: str, *, camel: bool = True) -> Invalid:
+    """Bad input at a place in the body: `<path>: <message>`, with the field in the details. In a batch
+    the bad run is named by index and the field within it, as the service's own checks do."""
     path = field_path(location, camel=camel)
-    message = first.get("msg", "invalid")
     if len(location) >= 2 and location[0] == "runs" and isinstance(location[1], int):
-        # A batch names the bad run by index and the field within it, as the service's own checks do.
-        return Invalid(
-            f"{path}: {message}",
-            details={"index": location[1], "field": field_path(location[2:], camel=camel) or "run"},
-        )
+        within = field_path(location[2:], camel=camel) or "run"
+        return Invalid(f"{path}: {message}", details={"index": location[1], "field": within})
     return Invalid(f"{path}: {message}" if path else message, details={"field": path or "body"})
 
 

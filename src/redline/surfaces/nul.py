@@ -11,19 +11,10 @@ from __future__ import annotations
 from fastapi import Request
 
 from redline.errors import Invalid
-from redline.fieldpaths import field_path
 from redline.jsonio import NUL, NUL_REFUSED, find_nul, loads
+from redline.surfaces.errors import invalid_at
 
 _ESCAPED_NUL = b"\\u0000"
-
-
-def _refused(path: list[int | str]) -> Invalid:
-    where = field_path(path, camel=False)
-    message = NUL_REFUSED + "."
-    if len(path) >= 2 and path[0] == "runs" and isinstance(path[1], int):
-        within = field_path(path[2:], camel=False) or "run"
-        return Invalid(f"{where}: {message}", details={"index": path[1], "field": within})
-    return Invalid(f"{where}: {message}" if where else message, details={"field": where or "body"})
 
 
 async def refuse_nul_characters(request: Request) -> None:
@@ -44,4 +35,4 @@ async def refuse_nul_characters(request: Request) -> None:
         return  # not JSON: the route's own parsing names the problem
     found = find_nul(document)
     if found is not None:
-        raise _refused(found)
+        raise invalid_at(found, NUL_REFUSED + ".", camel=False)

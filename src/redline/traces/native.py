@@ -7,14 +7,10 @@ again as is); `run_to_dict` is the API's answer: the same plus the ids and times
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Any
 
+from redline.jsonio import iso
 from redline.traces.service import RunView
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def _str(value: uuid.UUID | None) -> str | None:
@@ -42,8 +38,8 @@ def run_to_input_dict(view: RunView, *, with_content: bool = True) -> dict[str, 
             "input": trace.input,
             "output": trace.output,
             "metadata": trace.meta,
-            "startedAt": _iso(trace.started_at),
-            "endedAt": _iso(trace.ended_at),
+            "startedAt": iso(trace.started_at),
+            "endedAt": iso(trace.ended_at),
         }
     )
     if with_content:
@@ -68,8 +64,8 @@ def run_to_input_dict(view: RunView, *, with_content: bool = True) -> dict[str, 
                     "kind": span.kind,
                     "name": span.name,
                     "attributes": span.attributes,
-                    "startedAt": _iso(span.started_at),
-                    "endedAt": _iso(span.ended_at),
+                    "startedAt": iso(span.started_at),
+                    "endedAt": iso(span.ended_at),
                 }
             )
             for span in view.spans
@@ -89,9 +85,9 @@ def run_to_dict(view: RunView, *, with_content: bool = True) -> dict[str, Any]:
                 "flowId": _str(trace.flow_id),
                 "sourceFormat": trace.source_format,
                 "stepCount": trace.step_count,
-                "createdAt": _iso(trace.created_at),
-                "updatedAt": _iso(trace.updated_at),
-                "erasedAt": _iso(trace.erased_at),
+                "createdAt": iso(trace.created_at),
+                "updatedAt": iso(trace.updated_at),
+                "erasedAt": iso(trace.erased_at),
             }
         )
     )

@@ -15,7 +15,7 @@ from typing import Any, cast
 from sqlalchemy import Select, Table, and_, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, insert_ignoring_conflicts, utcnow
+from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
@@ -25,9 +25,6 @@ from redline.traces.schemas import RunIn, StepIn
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
 _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
-
-# SQLite allows 32,766 bound parameters per statement; chunks of 500 keep IN lists well below it.
-_IN_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -63,11 +60,6 @@ class RunFilters:
     until: datetime | None = None
 
 
-def _chunks(values: Sequence[Any], size: int = _IN_CHUNK) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
 def _bad_run(index: int, field_name: str, message: str) -> Invalid:
     return Invalid(f"runs[{index}].{field_name}: {message}", details={"index": index, "field": field_name})
 
@@ -86,7 +78,7 @@ def _register_producers(
     session.execute(insert_ignoring_conflicts(cast(Table, model.__table__), dialect), rows)
     found: dict[tuple[uuid.UUID, str], uuid.UUID] = {}
     names = sorted({n for _, n in wanted})
-    for chunk in _chunks(names):
+    for chunk in in_chunks(names):
         for row in session.execute(
             select(model.id, model.project_id, model.name).where(model.name.in_(chunk))
         ):
@@ -104,7 +96,7 @@ def _check_producer_ids(
         return
     ids = sorted({i for i, _ in wanted}, key=str)
     known: set[tuple[uuid.UUID, uuid.UUID]] = set()
-    for chunk in _chunks(ids):
+    for chunk in in_chunks(ids):
         known.update(session.execute(select(model.id, model.project_id).where(model.id.in_(chunk))).all())
     for index, run in enumerate(runs):
         ident = getattr(run, attr)
@@ -115,7 +107,7 @@ def _check_producer_ids(
 def _pinned_versions(session: Session, agent_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
     """The versions the given agents pin, for runs that don't say which version they ran."""
     pinned: dict[uuid.UUID, str] = {}
-    for chunk in _chunks(sorted(agent_ids, key=str)):
+    for chunk in in_chunks(sorted(agent_ids, key=str)):
         rows = session.execute(
             select(Agent.id, Agent.pinned_version).where(
                 Agent.id.in_(chunk), Agent.pinned_version.is_not(None)
@@ -133,7 +125,7 @@ def _existing_by_external_id(
         return {}
     found: dict[tuple[uuid.UUID, str], uuid.UUID] = {}
     external_ids = sorted({e for _, e in keys})
-    for chunk in _chunks(external_ids):
+    for chunk in in_chunks(external_ids):
         rows = session.execute(
             select(Trace.id, Trace.project_id, Trace.external_id).where(Trace.external_id.in_(chunk))
         )
@@ -181,7 +173,7 @@ class _KnownStep:
 def _known_steps(session: Session, trace_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, dict[int, _KnownStep]]:
     """The steps the given traces have now, by trace and index: what a re-import may keep."""
     found: dict[uuid.UUID, dict[int, _KnownStep]] = {trace_id: {} for trace_id in trace_ids}
-    for chunk in _chunks(trace_ids):
+    for chunk in in_chunks(trace_ids):
         query = select(Step.trace_id, Step.index, Step.id, Step.role, Step.content).where(
             Step.trace_id.in_(chunk)
         )
@@ -311,7 +303,7 @@ def _write(session: Session, writes: _Writes) -> None:
     traces, steps, spans = (cast(Table, model.__table__) for model in (Trace, Step, Span))
     if writes.replaced_traces:
         replaced_ids = [row["b_id"] for row in writes.replaced_traces]
-        for chunk in _chunks(replaced_ids):
+        for chunk in in_chunks(replaced_ids):
             session.execute(delete(spans).where(spans.c.trace_id.in_(chunk)))
         if writes.trimmed:
             session.execute(

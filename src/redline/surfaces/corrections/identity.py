@@ -12,6 +12,7 @@ from redline.db import Database
 from redline.identity import service as identity
 from redline.identity.models import Membership, Principal, Project, Token
 from redline.identity.service import Actor, PrincipalKind, ProjectRole, ReviewerRole
+from redline.jsonio import iso
 from redline.paging import DEFAULT_LIMIT, MAX_LIMIT, page_of_sorted
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
@@ -45,17 +46,13 @@ class MemberIn(WireModel):
     role: ProjectRole
 
 
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def user_dict(principal: Principal) -> dict[str, Any]:
     body = {
         "id": str(principal.id),
         "name": principal.name,
         "kind": principal.kind,
         "workspaceAdmin": principal.workspace_admin,
-        "createdAt": _iso(principal.created_at),
+        "createdAt": iso(principal.created_at),
     }
     if principal.reviewer_role is not None:
         body["reviewerRole"] = principal.reviewer_role
@@ -68,16 +65,16 @@ def token_dict(token: Token) -> dict[str, Any]:
         "userId": str(token.principal_id),
         "name": token.name,
         "prefix": token.prefix,
-        "createdAt": _iso(token.created_at),
+        "createdAt": iso(token.created_at),
     }
     for key, value in (("lastUsedAt", token.last_used_at), ("revokedAt", token.revoked_at)):
         if value is not None:
-            body[key] = _iso(value)
+            body[key] = iso(value)
     return body
 
 
 def project_dict(project: Project, role: str) -> dict[str, Any]:
-    return {"id": str(project.id), "name": project.name, "role": role, "createdAt": _iso(project.created_at)}
+    return {"id": str(project.id), "name": project.name, "role": role, "createdAt": iso(project.created_at)}
 
 
 def member_dict(membership: Membership) -> dict[str, Any]:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from redline.annotations.models import Annotation
 from redline.annotations.service import TraceCounts
+from redline.jsonio import iso
 from redline.learning.models import PreferencePair, RewardModel
 from redline.traces.models import Span, Step, Trace
 
 PREFIX = "/api/v1/rm"
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def trace_summary(trace: Trace, counts: TraceCounts) -> dict[str, Any]:
@@ -30,7 +26,7 @@ def trace_summary(trace: Trace, counts: TraceCounts) -> dict[str, Any]:
         "comment_count": counts.comments,
         "label_error_count": counts.label_errors,
         "latest_score": None,
-        "created_at": _iso(trace.created_at),
+        "created_at": iso(trace.created_at),
         "shared_training_allowed": False,
         "action_credit": None,
     }
@@ -56,8 +52,8 @@ def span_dict(span: Span) -> dict[str, Any]:
         "kind": span.kind,
         "name": span.name,
         "attributes": span.attributes or {},
-        "started_at": _iso(span.started_at),
-        "ended_at": _iso(span.ended_at),
+        "started_at": iso(span.started_at),
+        "ended_at": iso(span.ended_at),
     }
 
 
@@ -73,7 +69,7 @@ def annotation_dict(annotation: Annotation) -> dict[str, Any]:
         "label_error_note": annotation.label_error_note,
         "author_id": str(annotation.author_id) if annotation.author_id else None,
         "author_name": annotation.author_name,
-        "created_at": _iso(annotation.created_at),
+        "created_at": iso(annotation.created_at),
     }
 
 
@@ -91,9 +87,9 @@ def reward_model_dict(model: RewardModel, trace_count: int) -> dict[str, Any]:
         "metrics": model.metrics,
         "error": model.error,
         "training_config": model.training_config,
-        "created_at": _iso(model.created_at),
-        "started_at": _iso(model.started_at),
-        "finished_at": _iso(model.finished_at),
+        "created_at": iso(model.created_at),
+        "started_at": iso(model.started_at),
+        "finished_at": iso(model.finished_at),
         "trace_count": trace_count,
     }
 
