@@ -13,7 +13,7 @@ from redline import __version__
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity_service
-from redline.surfaces.corrections import agents, identity, runs
+from redline.surfaces.corrections import agents, audit, corrections, exports, identity, runs
 from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
@@ -60,6 +60,10 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         runs.router,
         identity.router,
         agents.router,
+        # The export's path must be matched before /corrections/{correctionId}.
+        exports.router,
+        corrections.router,
+        audit.router,
         rm_traces.router,
         rm_annotations.router,
         rm_reward_models.router,

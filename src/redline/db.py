@@ -253,3 +253,20 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def add_to_counts(session: Session, table: Table, column: str, deltas: list[dict[str, Any]]) -> None:
+    """Add each row's `column` to the stored count with the same primary key, creating rows as needed.
+
+    One statement per row on both backends (INSERT … ON CONFLICT DO UPDATE), so concurrent writers
+    add up rather than overwrite each other.
+    """
+    keys = [key.name for key in table.primary_key.columns]
+    for row in deltas:
+        dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+        statement = dialect.insert(table).values(**row)
+        session.execute(
+            statement.on_conflict_do_update(
+                index_elements=keys, set_={column: table.c[column] + statement.excluded[column]}
+            )
+        )

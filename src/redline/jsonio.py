@@ -10,11 +10,11 @@ from typing import Any
 import orjson
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
     except TypeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys).encode()
 
 
 def dumps_text(value: Any) -> str:

@@ -1,9 +1,21 @@
 """Every table, imported in one place so Alembic and `redline db check` see the whole schema."""
 
 from redline.annotations import models as annotation_models
+from redline.audit import models as audit_models
+from redline.corrections import models as correction_models
 from redline.db import Base
+from redline.idempotency import models as idempotency_models
 from redline.identity import models as identity_models
 from redline.learning import models as learning_models
 from redline.traces import models as trace_models
 
-__all__ = ["Base", "annotation_models", "identity_models", "learning_models", "trace_models"]
+__all__ = [
+    "Base",
+    "annotation_models",
+    "audit_models",
+    "correction_models",
+    "idempotency_models",
+    "identity_models",
+    "learning_models",
+    "trace_models",
+]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Generic, TypeVar
 
 import orjson
@@ -58,3 +60,19 @@ def page_of_sorted(items: list[T], limit: int, cursor: str | None, key_of: Calla
     chunk = items[start : start + limit]
     more = start + limit < len(items)
     return Page(chunk, encode_cursor(key_of(chunk[-1])) if more and chunk else None)
+
+
+def time_cursor(at: datetime, ident: uuid.UUID) -> str:
+    """The cursor of a list ordered by (a time, id)."""
+    return encode_cursor(at.isoformat(), str(ident))
+
+
+def decode_time_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    """The (time, id) a `time_cursor` carries; anything else is bad input."""
+    at, ident = decode_cursor(cursor, 2)
+    try:
+        return datetime.fromisoformat(at), uuid.UUID(ident)
+    except ValueError:
+        raise Invalid(
+            f'"{cursor}" is not a cursor this list gave out.', details={"field": "cursor"}
+        ) from None

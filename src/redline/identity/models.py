@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from redline.db import Base, UTCDateTime, new_id, utcnow
@@ -30,6 +30,8 @@ class Project(Base):
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
     workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(200))
+    # End users' corrections wait unsorted for a person unless the project sorts them like the others.
+    sort_end_user_corrections: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -320,6 +320,16 @@ def create_project(session: Session, actor: Actor, name: str) -> Project:
     return project
 
 
+def set_sort_end_user_corrections(
+    session: Session, actor: Actor, project_id: uuid.UUID, value: bool
+) -> Project:
+    """Whether end users' corrections are sorted on save like the others; a project admin's choice."""
+    project = require_project_role(session, actor, project_id, "admin")
+    project.sort_end_user_corrections = value
+    session.flush()
+    return project
+
+
 def visible_projects(session: Session, actor: Actor) -> list[tuple[Project, ProjectRole]]:
     """The projects the actor can see, each with the actor's role in it, oldest first."""
     projects = session.scalars(

@@ -36,6 +36,20 @@ class Flow(_Producer, Base):
     __table_args__ = (UniqueConstraint("project_id", "name"),)
 
 
+class AgentVersion(Base):
+    """What one version of an agent declares about itself: the tools it may call.
+
+    Corrections of a run check the tools they name against the version that ran, when it declared them.
+    """
+
+    __tablename__ = "agent_versions"
+
+    agent_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[str] = mapped_column(String(200), primary_key=True)
+    tools: Mapped[list[str]] = mapped_column(JSONDocument)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class Trace(Base):
     """One run of an agent or flow. The corrections document says run; the others say trace."""
 

@@ -19,8 +19,8 @@ from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
-from redline.paging import Page, check_limit, decode_cursor, encode_cursor
-from redline.traces.models import Agent, Flow, Span, Step, Trace
+from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
+from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
@@ -408,13 +408,7 @@ def list_runs(
         project_ids = [project.id for project, _ in visible_projects(session, actor)]
     query = _filtered(project_ids, filters)
     if cursor:
-        started, last_id = decode_cursor(cursor, 2)
-        try:
-            started_at, after_id = datetime.fromisoformat(started), uuid.UUID(last_id)
-        except ValueError:
-            raise Invalid(
-                f'"{cursor}" is not a cursor this list gave out.', details={"field": "cursor"}
-            ) from None
+        started_at, after_id = decode_time_cursor(cursor)
         query = query.where(
             or_(Trace.started_at < started_at, and_(Trace.started_at == started_at, Trace.id < after_id))
         )
@@ -428,7 +422,7 @@ def list_runs(
         )
         for t in traces
     ]
-    next_cursor = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id)) if more else None
+    next_cursor = time_cursor(traces[-1].started_at, traces[-1].id) if more else None
     return Page(views, next_cursor)
 
 
@@ -522,16 +516,48 @@ def list_agents(session: Session, actor: Actor, project_id: uuid.UUID) -> list[A
     return list(session.scalars(select(Agent).where(Agent.project_id == project_id).order_by(Agent.name)))
 
 
-def pin_agent_version(session: Session, actor: Actor, agent_id: uuid.UUID, version: str | None) -> Agent:
-    """Set (or with None, clear) the version runs of this agent use when they don't name one."""
+def _agent_for(session: Session, actor: Actor, agent_id: uuid.UUID, needed: ProjectRole) -> Agent:
+    """The agent, if the actor holds `needed` in its project; not found if the actor can't see it."""
     agent = session.get(Agent, agent_id)
     project = session.get(Project, agent.project_id) if agent else None
     if agent is None or project is None or project.workspace_id != actor.workspace_id:
         raise NotFound("agent", agent_id)
     try:
-        require_project_role(session, actor, agent.project_id, "publish")
+        require_project_role(session, actor, agent.project_id, needed)
     except NotFound:
         raise NotFound("agent", agent_id) from None
+    return agent
+
+
+def declare_tools(
+    session: Session, actor: Actor, agent_id: uuid.UUID, version: str, tools: list[str]
+) -> AgentVersion:
+    """Record the tools a version of an agent may call; corrections of its runs may name only these."""
+    agent = _agent_for(session, actor, agent_id, "publish")
+    declared = session.get(AgentVersion, (agent.id, version))
+    if declared is None:
+        declared = AgentVersion(agent_id=agent.id, version=version, tools=tools, updated_at=utcnow())
+        session.add(declared)
+    else:
+        declared.tools = tools
+        declared.updated_at = utcnow()
+    session.flush()
+    return declared
+
+
+def declared_tools(session: Session, actor: Actor, agent_id: uuid.UUID, version: str) -> AgentVersion:
+    agent = _agent_for(session, actor, agent_id, "read")
+    declared = session.get(AgentVersion, (agent.id, version))
+    if declared is None:
+        raise NotFound(
+            "agent-version", version, f'Agent "{agent_id}" has declared nothing for version "{version}".'
+        )
+    return declared
+
+
+def pin_agent_version(session: Session, actor: Actor, agent_id: uuid.UUID, version: str | None) -> Agent:
+    """Set (or with None, clear) the version runs of this agent use when they don't name one."""
+    agent = _agent_for(session, actor, agent_id, "publish")
     agent.pinned_version = version
     session.flush()
     return agent

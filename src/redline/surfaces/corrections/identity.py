@@ -31,6 +31,10 @@ class ProjectIn(WireModel):
     name: str = Field(min_length=1, max_length=200)
 
 
+class ProjectSettingsIn(WireModel):
+    sort_end_user_corrections: bool
+
+
 class UserIn(WireModel):
     name: str = Field(min_length=1, max_length=200)
     kind: PrincipalKind
@@ -74,7 +78,13 @@ def token_dict(token: Token) -> dict[str, Any]:
 
 
 def project_dict(project: Project, role: str) -> dict[str, Any]:
-    return {"id": str(project.id), "name": project.name, "role": role, "createdAt": iso(project.created_at)}
+    return {
+        "id": str(project.id),
+        "name": project.name,
+        "role": role,
+        "sortEndUserCorrections": project.sort_end_user_corrections,
+        "createdAt": iso(project.created_at),
+    }
 
 
 def member_dict(membership: Membership) -> dict[str, Any]:
@@ -117,6 +127,16 @@ def create_project(body: ProjectIn, actor: ActorDep, db: DatabaseDep) -> JSONBod
     with db.write() as session:
         project = identity.create_project(session, actor, body.name)
     return JSONBody(project_dict(project, "admin"), status_code=201)
+
+
+@router.patch("/projects/{projectId}", summary="Change a project's settings (project admins)")
+def change_project(projectId: str, body: ProjectSettingsIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
+    with db.write() as session:
+        project = identity.set_sort_end_user_corrections(
+            session, actor, project_id(projectId), body.sort_end_user_corrections
+        )
+        answer = project_dict(project, identity.project_role(session, actor, project) or "admin")
+    return JSONBody(answer)
 
 
 @router.get("/users", summary="The workspace's users and services")

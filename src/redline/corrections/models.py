@@ -1,0 +1,103 @@
+"""Tables of corrections: each correction (with its history), the tallies that count them, test runs."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
+
+
+class Correction(Base):
+    """One person's word on one run, with copies of the run's input and output so it outlives them.
+
+    A correction made again by the same caller and participant replaces this one: the old row stays,
+    pointing at its successor through `superseded_by`, and loses its `live_key`.
+    """
+
+    __tablename__ = "corrections"
+    __table_args__ = (
+        # One live correction per person per run; superseded rows have no key, and NULLs never clash.
+        UniqueConstraint("run_id", "live_key"),
+        # The list's order within a project, and within an agent (its most common filter).
+        Index("ix_corrections_project_created", "project_id", "created_at", "id"),
+        Index("ix_corrections_agent_created", "agent_id", "created_at", "id"),
+        Index("ix_corrections_flow_created", "flow_id", "created_at", "id"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
+    agent_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("agents.id"))
+    flow_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("flows.id"))
+    agent_version: Mapped[str | None] = mapped_column(String(200))
+
+    decisions: Mapped[str | None] = mapped_column(String(8))
+    should_call: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONDocument, nullable=True)
+    must_not_call: Mapped[list[str] | None] = mapped_column(JSONDocument, nullable=True)
+    answer: Mapped[str | None] = mapped_column(String(8))
+    should_say: Mapped[str | None] = mapped_column(Text)
+    items: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONDocument, nullable=True)
+    why: Mapped[str | None] = mapped_column(Text)
+
+    # Corrector groups arrive with their own issue; the group and the expert mark are decided on save.
+    corrector_group_id: Mapped[uuid.UUID | None] = mapped_column(index=True)
+    expert: Mapped[bool] = mapped_column(Boolean, default=False)
+    made_by_kind: Mapped[str] = mapped_column(String(16))
+    made_by_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id"))
+    participant_id: Mapped[str | None] = mapped_column(String(200))
+    live_key: Mapped[str | None] = mapped_column(String(300))
+
+    status: Mapped[str] = mapped_column(String(16))
+    sorted_to: Mapped[str | None] = mapped_column(String(16))
+    sorted: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    link: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    fixed_in: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    reopened_in: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    status_note: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+
+    run_input: Mapped[Any] = mapped_column(JSONDocument, nullable=True)
+    run_output: Mapped[Any] = mapped_column(JSONDocument, nullable=True)
+    run_captured_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    superseded_by: Mapped[uuid.UUID | None] = mapped_column()
+    unregistered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class CorrectionTally(Base):
+    """Live corrections by status, per project and per agent or flow in a project.
+
+    Kept in step with every save and status change, in the same transaction, so the counts page is a
+    handful of rows whatever the number of corrections.
+    """
+
+    __tablename__ = "correction_tallies"
+
+    # "<project id>" for the whole project, "<project id>/<agent or flow id>" for one producer.
+    scope_key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TestRun(Base):
+    """A version tried on a project's corrections as test cases, and what each case said."""
+
+    __tablename__ = "correction_test_runs"
+    __test__ = False  # not a pytest test class, whatever its name
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
+    agent_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("agents.id"))
+    flow_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("flows.id"))
+    version: Mapped[str] = mapped_column(String(200))
+    how: Mapped[str] = mapped_column(String(16))
+    experts_only: Mapped[bool] = mapped_column(Boolean, default=False)
+    results: Mapped[list[dict[str, Any]]] = mapped_column(JSONDocument)
+    made_by_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

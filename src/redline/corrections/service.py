@@ -1,0 +1,400 @@
+"""Making, reading, changing and removing corrections: the rules of corrections-reference.txt.
+
+A surface calls one function here inside one transaction. Every status change is written to the audit
+log and to the tallies in that same transaction.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from sqlalchemy import Select, false, or_, select, tuple_
+from sqlalchemy.orm import Session
+
+from redline.audit import service as audit
+from redline.corrections import rules, tallies, workflow
+from redline.corrections.models import Correction
+from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionIn
+from redline.db import new_id, utcnow
+from redline.errors import Conflict, Forbidden, Invalid, NotFound
+from redline.identity.models import Project
+from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
+from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
+from redline.traces.models import AgentVersion, Trace
+from redline.traces.service import readable_trace
+
+NOT_FIXED = "not-fixed"
+EXPORT_CHUNK = 1000
+SOURCES = ("experts", "end-users", "all")
+
+
+# ------------------------------------------------------------------------------------------------ making
+
+
+def _group_for(
+    session: Session, actor: Actor, trace: Trace, group_id: uuid.UUID | None
+) -> tuple[uuid.UUID | None, bool]:
+    """The corrector group a correction is made under, and whether that makes it an expert's.
+
+    No corrector groups exist yet (they arrive with their own routes), so any group named is unknown.
+    """
+    if group_id is None:
+        return None, False
+    raise NotFound("corrector-group", group_id)
+
+
+def _declared_tools(session: Session, trace: Trace) -> list[str] | None:
+    if trace.agent_id is None or trace.agent_version is None:
+        return None
+    declared = session.get(AgentVersion, (trace.agent_id, trace.agent_version))
+    return list(declared.tools) if declared is not None else None
+
+
+def _live_key(actor: Actor, participant_id: str | None) -> str:
+    """Who a correction is "one per person per run" for: the caller, and the app's participant if any."""
+    return f"{actor.principal_id}:{participant_id or ''}"
+
+
+def _correctable(trace: Trace) -> None:
+    if trace.status != "completed":
+        raise Conflict(
+            f'Run "{trace.id}" has no output to correct yet (status {trace.status}).',
+            code="run-not-finished",
+            details={"runId": str(trace.id), "status": trace.status},
+        )
+    if trace.erased_at is not None:
+        raise Conflict(
+            f'Run "{trace.id}" was erased: there is no output left to correct.',
+            code="run-erased",
+            details={"runId": str(trace.id)},
+        )
+
+
+def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
+    """Save a correction, sorted by the document's rules, replacing the caller's earlier one on the run."""
+    rules.check_body(body)
+    if actor.principal_id is None:
+        raise Forbidden("A correction is one person's word: make it with a user's or a service's token.")
+    trace = readable_trace(session, actor, body.run_id, "write")
+    _correctable(trace)
+    group_id, expert = _group_for(session, actor, trace, body.corrector_group_id)
+    rules.check_pointers(body, trace.id, trace.output)
+    rules.check_tools(body, _declared_tools(session, trace))
+    project = session.get_one(Project, trace.project_id)
+    now = utcnow()
+    progress = workflow.sort_on_save(
+        decisions=body.decisions,
+        answer=body.answer,
+        item_verdicts=[item.verdict for item in body.items or []],
+        end_user=body.participant_id is not None and not expert,
+        sort_end_users=project.sort_end_user_corrections,
+        at=now,
+    )
+    key = _live_key(actor, body.participant_id)
+    correction = Correction(
+        id=new_id(),
+        workspace_id=project.workspace_id,
+        project_id=project.id,
+        run_id=trace.id,
+        agent_id=trace.agent_id,
+        flow_id=trace.flow_id,
+        agent_version=trace.agent_version,
+        decisions=body.decisions,
+        should_call=[call.model_dump(exclude_none=True) for call in body.should_call]
+        if body.should_call
+        else None,
+        must_not_call=list(body.must_not_call) if body.must_not_call else None,
+        answer=body.answer,
+        should_say=body.should_say,
+        items=[item.model_dump(exclude_none=True) for item in body.items] if body.items else None,
+        why=body.why,
+        corrector_group_id=group_id,
+        expert=expert,
+        made_by_kind=actor.kind,
+        made_by_id=actor.principal_id,
+        participant_id=body.participant_id,
+        live_key=key,
+        run_input=trace.input,
+        run_output=trace.output,
+        run_captured_at=now,
+        created_at=now,
+    )
+    _put_progress(correction, progress)
+    earlier = session.scalar(
+        select(Correction).where(Correction.run_id == trace.id, Correction.live_key == key).with_for_update()
+    )
+    if earlier is not None:
+        earlier.live_key = None
+        earlier.superseded_by = correction.id
+        tallies.count_in(session, earlier, earlier.status, -1)
+        # The old row must give up its key before the new one takes it.
+        session.flush()
+    session.add(correction)
+    session.flush()
+    tallies.count_in(session, correction, correction.status, +1)
+    return correction
+
+
+# ----------------------------------------------------------------------------------------------- reading
+
+
+def _readable(session: Session, actor: Actor, correction_id: uuid.UUID, needed: ProjectRole) -> Correction:
+    correction = session.get(Correction, correction_id)
+    if correction is None or correction.workspace_id != actor.workspace_id:
+        raise NotFound("correction", correction_id)
+    project = session.get_one(Project, correction.project_id)
+    try:
+        check_role(session, actor, project, needed)
+    except NotFound:
+        raise NotFound("correction", correction_id) from None
+    return correction
+
+
+def get(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correction:
+    """One correction, live or from the history, with the copies of its run."""
+    return _readable(session, actor, correction_id, "read")
+
+
+@dataclass(frozen=True)
+class CorrectionFilters:
+    """The list's and the export's filters; each narrows the list."""
+
+    project_id: uuid.UUID | None = None
+    run_id: uuid.UUID | None = None
+    agent_id: uuid.UUID | None = None
+    agent_version: str | None = None
+    flow_id: uuid.UUID | None = None
+    corrector_group_id: uuid.UUID | None = None
+    participant_id: str | None = None
+    statuses: tuple[str, ...] = ()
+    sorted_to: tuple[str, ...] = ()
+    source: str = "all"
+    made_by_me: bool = False
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def checked(self) -> CorrectionFilters:
+        """The filters with `not-fixed` spelled out; an unknown value is bad input naming its field."""
+        statuses: list[str] = []
+        for status in self.statuses:
+            if status == NOT_FIXED:
+                statuses.extend(sorted(workflow.NOT_FIXED))
+            elif status in STATUSES:
+                statuses.append(status)
+            else:
+                raise Invalid(
+                    f'status: "{status}" is not one of {", ".join(STATUSES)} or {NOT_FIXED}.',
+                    details={"field": "status"},
+                )
+        for sorted_to in self.sorted_to:
+            if sorted_to != "none" and sorted_to not in SORTED_TO:
+                raise Invalid(
+                    f'sortedTo: "{sorted_to}" is not one of {", ".join(SORTED_TO)} or none.',
+                    details={"field": "sortedTo"},
+                )
+        if self.source not in SOURCES:
+            raise Invalid(
+                f'from: "{self.source}" is not one of {", ".join(SOURCES)}.', details={"field": "from"}
+            )
+        return replace(self, statuses=tuple(dict.fromkeys(statuses)))
+
+
+def readable_project_ids(session: Session, actor: Actor, project_id: uuid.UUID | None) -> list[uuid.UUID]:
+    """The projects a list may draw from: the one asked for (read access needed), or every readable one."""
+    if project_id is not None:
+        return [require_project_role(session, actor, project_id, "read").id]
+    return [project.id for project, _ in visible_projects(session, actor)]
+
+
+def filtered(actor: Actor, project_ids: list[uuid.UUID], filters: CorrectionFilters) -> Select[Correction]:
+    """Live corrections (not replaced) in these projects that the filters match, in no order yet."""
+    query = select(Correction).where(
+        Correction.project_id.in_(project_ids), Correction.superseded_by.is_(None)
+    )
+    if len(project_ids) == 0:
+        query = query.where(false())
+    for column, value in (
+        (Correction.run_id, filters.run_id),
+        (Correction.agent_id, filters.agent_id),
+        (Correction.agent_version, filters.agent_version),
+        (Correction.flow_id, filters.flow_id),
+        (Correction.corrector_group_id, filters.corrector_group_id),
+        (Correction.participant_id, filters.participant_id),
+    ):
+        if value is not None:
+            query = query.where(column == value)
+    if filters.statuses:
+        query = query.where(Correction.status.in_(filters.statuses))
+    else:
+        query = query.where(Correction.status != "removed")
+    if filters.sorted_to:
+        named = [value for value in filters.sorted_to if value != "none"]
+        # Unsorted: never sorted at all (a recorded-right correction was sorted, to nobody).
+        unsorted = Correction.sorted.is_(None) if "none" in filters.sorted_to else false()
+        query = query.where(or_(Correction.sorted_to.in_(named), unsorted))
+    if filters.source == "experts":
+        query = query.where(Correction.expert.is_(True))
+    elif filters.source == "end-users":
+        query = query.where(Correction.participant_id.is_not(None), Correction.expert.is_(False))
+    if filters.made_by_me:
+        query = query.where(Correction.made_by_id == actor.principal_id)
+    if filters.since is not None:
+        query = query.where(Correction.created_at >= filters.since)
+    if filters.until is not None:
+        query = query.where(Correction.created_at < filters.until)
+    return query
+
+
+def list_corrections(
+    session: Session, actor: Actor, filters: CorrectionFilters, *, limit: int, cursor: str | None
+) -> Page[Correction]:
+    """A page of live corrections, newest first."""
+    check_limit(limit)
+    filters = filters.checked()
+    query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters)
+    if cursor:
+        query = query.where(
+            tuple_(Correction.created_at, Correction.id) < tuple_(*decode_time_cursor(cursor))
+        )
+    rows = list(
+        session.scalars(query.order_by(Correction.created_at.desc(), Correction.id.desc()).limit(limit + 1))
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page(rows, time_cursor(rows[-1].created_at, rows[-1].id) if more else None)
+
+
+def export_page(
+    session: Session,
+    actor: Actor,
+    filters: CorrectionFilters,
+    after: tuple[datetime, uuid.UUID] | None,
+    *,
+    chunk: int = EXPORT_CHUNK,
+) -> list[Correction]:
+    """The next `chunk` matches after `after`, newest first: an export reads these one short
+    transaction at a time, so a slow client holds no transaction open. Access is checked on each."""
+    query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters)
+    if after is not None:
+        query = query.where(tuple_(Correction.created_at, Correction.id) < tuple_(*after))
+    return list(
+        session.scalars(query.order_by(Correction.created_at.desc(), Correction.id.desc()).limit(chunk))
+    )
+
+
+def counts(
+    session: Session, actor: Actor, project_id: uuid.UUID, agent_id: uuid.UUID | None = None
+) -> dict[str, int]:
+    """A project's live corrections by status (or one agent's in it); read access to the project."""
+    require_project_role(session, actor, project_id, "read")
+    return tallies.read(session, tallies.scope_key(project_id, agent_id))
+
+
+# -------------------------------------------------------------------------------------- changing, removing
+
+
+def progress_of(correction: Correction) -> workflow.Progress:
+    return workflow.Progress(
+        status=correction.status,
+        sorted_to=correction.sorted_to,
+        sorted=correction.sorted,
+        link=correction.link,
+        fixed_in=correction.fixed_in,
+        reopened_in=correction.reopened_in,
+        status_note=correction.status_note,
+    )
+
+
+def _put_progress(correction: Correction, progress: workflow.Progress) -> None:
+    correction.status = progress.status
+    correction.sorted_to = progress.sorted_to
+    correction.sorted = progress.sorted
+    correction.link = progress.link
+    correction.fixed_in = progress.fixed_in
+    correction.reopened_in = progress.reopened_in
+    correction.status_note = progress.status_note
+
+
+def _live(correction: Correction) -> None:
+    if correction.superseded_by is not None:
+        raise Conflict(
+            f'Correction "{correction.id}" was replaced by "{correction.superseded_by}": change that one.',
+            code="correction-superseded",
+            details={"id": str(correction.id), "supersededBy": str(correction.superseded_by)},
+        )
+
+
+def actor_ref(actor: Actor) -> str:
+    """How a change names who made it: the principal's id, or `operator` for the local CLI."""
+    return str(actor.principal_id) if actor.principal_id is not None else "operator"
+
+
+def move(
+    session: Session, actor: Actor, correction: Correction, progress: workflow.Progress, cause: str
+) -> None:
+    """Store a correction's new progress, its tallies, and, when its status changed, an audit event."""
+    old = correction.status
+    _put_progress(correction, progress)
+    tallies.moved(session, correction, old)
+    if old != correction.status:
+        audit.record(
+            session,
+            actor,
+            "correction-status-changed",
+            {
+                "correctionId": str(correction.id),
+                "runId": str(correction.run_id),
+                "from": old,
+                "to": correction.status,
+                "cause": cause,
+            },
+            project_id=correction.project_id,
+        )
+    session.flush()
+
+
+def change(session: Session, actor: Actor, correction_id: uuid.UUID, asked: workflow.Change) -> Correction:
+    """A person re-sorts it or sets its status; needs publish on the correction's project."""
+    correction = _readable(session, actor, correction_id, "publish")
+    _live(correction)
+    progress = workflow.apply_change(progress_of(correction), asked, by=actor_ref(actor), at=utcnow())
+    move(session, actor, correction, progress, "change")
+    return correction
+
+
+def remove(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correction:
+    """Removed for good: by its author, or an admin of its project."""
+    correction = _readable(session, actor, correction_id, "read")
+    if correction.made_by_id != actor.principal_id:
+        project = session.get_one(Project, correction.project_id)
+        try:
+            check_role(session, actor, project, "admin")
+        except Forbidden:
+            raise Forbidden(
+                "Removing a correction is for its author, or an admin of its project.",
+                details={"correctionId": str(correction.id)},
+            ) from None
+    progress = workflow.remove(progress_of(correction))
+    correction.unregistered_at = utcnow()
+    if correction.superseded_by is None:
+        move(session, actor, correction, progress, "removed")
+    else:
+        # History is not counted; only its status changes.
+        _put_progress(correction, progress)
+    return correction
+
+
+def live_of(
+    session: Session, project_id: uuid.UUID, correction_ids: list[uuid.UUID]
+) -> dict[uuid.UUID, Correction]:
+    """Live corrections of a project by id (for test runs, which name their cases)."""
+    found = session.scalars(
+        select(Correction).where(
+            Correction.id.in_(correction_ids),
+            Correction.project_id == project_id,
+            Correction.superseded_by.is_(None),
+        )
+    )
+    return {correction.id: correction for correction in found}

@@ -1,0 +1,46 @@
+"""Counts of live corrections by status, kept as the corrections change (see CorrectionTally)."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from redline.corrections.models import Correction, CorrectionTally
+from redline.db import add_to_counts
+
+COUNTED = ("open", "being-fixed", "with-owner", "fixed", "wont-fix", "removed")
+
+
+def scope_key(project_id: uuid.UUID, producer_id: uuid.UUID | None = None) -> str:
+    return f"{project_id}/{producer_id}" if producer_id is not None else str(project_id)
+
+
+def _keys(correction: Correction) -> list[str]:
+    keys = [scope_key(correction.project_id)]
+    producer = correction.agent_id or correction.flow_id
+    if producer is not None:
+        keys.append(scope_key(correction.project_id, producer))
+    return keys
+
+
+def count_in(session: Session, correction: Correction, status: str, delta: int) -> None:
+    """Add `delta` corrections of `status` to the correction's project and to its agent or flow."""
+    table = CorrectionTally.__table__
+    rows = [{"scope_key": key, "status": status, "count": delta} for key in _keys(correction)]
+    add_to_counts(session, table, "count", rows)  # type: ignore[arg-type]
+
+
+def moved(session: Session, correction: Correction, old_status: str) -> None:
+    if old_status != correction.status:
+        count_in(session, correction, old_status, -1)
+        count_in(session, correction, correction.status, +1)
+
+
+def read(session: Session, key: str) -> dict[str, int]:
+    rows = session.execute(
+        select(CorrectionTally.status, CorrectionTally.count).where(CorrectionTally.scope_key == key)
+    )
+    found: dict[str, int] = {row[0]: row[1] for row in rows}
+    return {status: int(found.get(status, 0)) for status in COUNTED}
