@@ -7,7 +7,7 @@ Services get a `Session` and may `flush()`, never `commit()`: the transaction is
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -28,6 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.types import TypeDecorator
@@ -231,6 +232,22 @@ class Database:
         """A session committed when the block ends cleanly and rolled back when it raises."""
         with self._writes.begin() as session:
             yield session
+
+    def write_retrying_conflicts(self, work: Callable[[Session], T], attempts: int = 3) -> T:
+        """`work` in a write transaction, done again from the start when it lost a race on a unique key.
+
+        Two callers may both see "nothing there yet" and both insert (PostgreSQL lets them, SQLite's
+        write lock doesn't); the loser's commit breaks the key. Run again, it sees the winner's row and
+        takes the path for an existing one, as if the two had come one after the other.
+        """
+        for attempt in range(attempts):
+            try:
+                with self.write() as session:
+                    return work(session)
+            except IntegrityError:
+                if attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     @contextmanager
     def startup_lock(self) -> Iterator[None]:

@@ -93,6 +93,9 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
         at=now,
     )
     key = _live_key(actor, body.participant_id)
+    # Corrections of one run are saved one at a time (PostgreSQL; SQLite's write lock already does it), so
+    # "replace my earlier one" always sees the latest: racing callers queue here rather than clash.
+    session.execute(select(Trace.id).where(Trace.id == trace.id).with_for_update())
     correction = Correction(
         id=new_id(),
         workspace_id=project.workspace_id,

@@ -57,14 +57,18 @@ def earlier_answer(
 def remember(
     session: Session, actor: Actor, key: str, operation: str, body: Any, status_code: int, response: Any
 ) -> None:
-    """Keep the answer (replacing an expired one under the same key) and forget keys past their time."""
+    """Keep the answer, and forget this caller's keys past their time (an expired one under this key too).
+
+    A live answer under the key, kept by a racing request since `earlier_answer` looked, makes the
+    insert break the key: the caller's transaction is then done again, and answers as that one did.
+    """
     if actor.principal_id is None:
         return
     now = utcnow()
     session.execute(
         delete(IdempotentRequest).where(
             IdempotentRequest.principal_id == actor.principal_id,
-            (IdempotentRequest.key == key) | (IdempotentRequest.created_at < now - KEPT_FOR),
+            IdempotentRequest.created_at < now - KEPT_FOR,
         )
     )
     session.add(

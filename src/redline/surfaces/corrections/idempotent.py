@@ -32,14 +32,21 @@ def answer_once(
     work: Callable[[Session], tuple[int, Any]],
 ) -> JSONBody:
     """Do `work` in one write transaction and answer with what it returns; under a key seen before with
-    the same request, answer as then without doing it again. The answer is kept in the same transaction."""
-    with db.write() as session:
+    the same request, answer as then without doing it again. The answer is kept in the same transaction,
+    and a race on a unique key (the same key twice at once, or two first corrections of one run) is
+    settled by doing it again, when the winner's row is there to see."""
+
+    def once(session: Session) -> tuple[int, Any, bool]:
         if key is not None:
             earlier = idempotency.earlier_answer(session, actor, key, operation, body)
             if earlier is not None:
-                status, response = earlier
-                return JSONBody(response, status_code=status, headers={"Idempotent-Replayed": "true"})
+                return earlier[0], earlier[1], True
         status, response = work(session)
         if key is not None:
             idempotency.remember(session, actor, key, operation, body, status, response)
-    return JSONBody(response, status_code=status)
+        return status, response, False
+
+    status, response, replayed = db.write_retrying_conflicts(once)
+    return JSONBody(
+        response, status_code=status, headers={"Idempotent-Replayed": "true"} if replayed else None
+    )
