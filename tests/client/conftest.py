@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 import uvicorn
 from cli.client import StashClient
+from orq_ai_sdk import Orq
 
 from redline.app import create_app
 from redline.client import Client
@@ -90,3 +91,10 @@ def mcp(live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     monkeypatch.setattr(config, "USER_CONFIG_FILE", tmp_path / ".stash" / "config.json")
     tools: ModuleType = mcp_server
     return tools
+
+
+@pytest.fixture
+def orq(live_server: LiveServer) -> Iterator[Orq]:
+    """The orq-ai-sdk client as its documents build it, with only the host and the key changed."""
+    with Orq(api_key=ADMIN_TOKEN, server_url=live_server.url) as client:
+        yield client

@@ -13,7 +13,13 @@ from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
 
 
 class Annotation(Base):
-    """A rating, a comment or both, on a whole trace or one step, optionally anchored to quoted text."""
+    """One piece of feedback on a trace, one of its steps or one of its spans.
+
+    The rm surface's kind is a rating, a comment or both, optionally anchored to quoted text; the reviews
+    surface's kind is a value for a review key (`key`, `value`), an evaluator's result (`source`
+    "evaluator", with its `output_type`), or a person's correction of one (`parent_id`). All live here,
+    so every export and statistic sees all of them.
+    """
 
     __tablename__ = "annotations"
     __table_args__ = (
@@ -31,6 +37,19 @@ class Annotation(Base):
     quote: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
     label_error: Mapped[bool] = mapped_column(Boolean, default=False)
     label_error_note: Mapped[str | None] = mapped_column(Text)
+    span_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("spans.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str | None] = mapped_column(String(200))
+    value: Mapped[Any] = mapped_column(JSONDocument, nullable=True)
+    explanation: Mapped[str | None] = mapped_column(Text)
+    # "human", or "evaluator" for an evaluator's own result; written by the services, never left to chance.
+    source: Mapped[str] = mapped_column(String(16), server_default="human")
+    # An evaluator result's type (boolean, number, categorical, text): what a correction of it must match.
+    output_type: Mapped[str | None] = mapped_column(String(16))
+    parent_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("annotations.id", ondelete="CASCADE"), index=True
+    )
+    # Attribution an app sends along: identity_id, source, reviewer_id.
+    meta: Mapped[dict[str, Any] | None] = mapped_column("metadata", JSONDocument, nullable=True)
     author_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
     # Kept as written, so an export still names the author after the principal is gone.
     author_name: Mapped[str] = mapped_column(String(200))

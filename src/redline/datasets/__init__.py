@@ -1,0 +1,1 @@
+"""Datasets: curated datapoints for experiments, some made from traces."""

@@ -1,0 +1,101 @@
+"""Annotation queues, the runs (and spans) in them, and the rules that fill them as runs arrive."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
+
+
+class Queue(Base):
+    """A named list of traces waiting for people, reviewed with the project's review keys it names."""
+
+    __tablename__ = "queues"
+    __table_args__ = (Index("ix_queues_workspace_created", "workspace_id", "created_at", "id"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    project_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    updated_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class QueueReviewKey(Base):
+    """A review key a queue is reviewed with, in the queue's order."""
+
+    __tablename__ = "queue_review_keys"
+
+    queue_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"), primary_key=True)
+    review_key_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("review_keys.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class QueueItem(Base):
+    """One trace (or one span of it, or a datapoint) in one queue, once: adding it again changes nothing.
+
+    `seq` numbers items in the order they came, per queue, so a reviewer's "Item 7 of 43" and next and
+    previous are index range reads.
+    """
+
+    __tablename__ = "queue_items"
+    __table_args__ = (
+        UniqueConstraint("queue_id", "trace_id", "span_key"),
+        UniqueConstraint("queue_id", "seq"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    queue_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(16))
+    trace_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("traces.id", ondelete="CASCADE"), index=True
+    )
+    # The span's own id as the trace reports it; "" for the whole trace, so the unique key holds.
+    span_key: Mapped[str] = mapped_column(String(200), default="")
+    datapoint_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("datapoints.id", ondelete="CASCADE"))
+    # Which rules added it (rule id and version), or none when a person did.
+    added_by_rules: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONDocument, nullable=True)
+    added_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    added_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The review keys a value was saved for; reviewed once any was.
+    used_review_key_ids: Mapped[list[str] | None] = mapped_column(JSONDocument, nullable=True)
+    reviewed_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class QueueRule(Base):
+    """One version of a rule that picks finished runs into a queue. A change writes a new version; the
+    rule's id stays. The corrections document's queue rules and the annotation queues' automations are
+    both rules: `when` matches runs, `sample` takes a share of them by a hash of rule and run."""
+
+    __tablename__ = "queue_rules"
+    __table_args__ = (Index("ix_queue_rules_project_live", "project_id", "unregistered_at"),)
+
+    rule_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    queue_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    # {agentIds?, flowIds?, versions?, status?, includeDryRuns?, metadata?: [{path, op, value?}]}
+    when: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
+    sample: Mapped[float] = mapped_column(Float, default=1.0)
+    max_open: Mapped[int | None] = mapped_column(Integer)
+    corrector_group_id: Mapped[uuid.UUID | None] = mapped_column()
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Only the newest version of a rule is live; earlier ones are its history.
+    latest: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    unregistered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
