@@ -8,7 +8,10 @@ from typing import Any
 from tests.concurrency import run_at_once
 from tests.conftest import Harness
 
-REFUND_CALL: dict[str, Any] = {"decisions": "wrong", "shouldCall": [{"tool": "issue_refund", "args": {"order_id": "1182"}}]}
+REFUND_CALL: dict[str, Any] = {
+    "decisions": "wrong",
+    "shouldCall": [{"tool": "issue_refund", "args": {"order_id": "1182"}}],
+}
 
 
 def _correction(harness: Harness, headers: dict[str, str] | None = None, **fields: Any) -> dict[str, Any]:
