@@ -17,9 +17,22 @@ from redline.surfaces.corrections import agents, audit, corrections, exports, id
 from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
+from redline.surfaces.reviews import annotations as reviews_annotations
+from redline.surfaces.reviews import datasets as reviews_datasets
+from redline.surfaces.reviews import human_reviews as reviews_human_reviews
+from redline.surfaces.reviews import queue_automations, queue_review
+from redline.surfaces.reviews import queues as reviews_queues
+from redline.surfaces.reviews import traces as reviews_traces
 from redline.surfaces.rm import annotations as rm_annotations
 from redline.surfaces.rm import reward_models as rm_reward_models
 from redline.surfaces.rm import traces as rm_traces
+
+
+def app_from_environment() -> FastAPI:
+    """The app for the settings in the REDLINE_* variables, for an ASGI server that imports an app
+    factory: each `redline serve --workers N` process builds its own this way (the engine is opened in
+    its lifespan, never shared across processes)."""
+    return create_app(Settings())
 
 
 def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
@@ -67,6 +80,13 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         rm_traces.router,
         rm_annotations.router,
         rm_reward_models.router,
+        reviews_queues.router,
+        queue_review.router,
+        queue_automations.router,
+        reviews_datasets.router,
+        reviews_human_reviews.router,
+        reviews_annotations.router,
+        reviews_traces.router,
     ):
         app.include_router(router)
 

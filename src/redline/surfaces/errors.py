@@ -110,7 +110,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
         path = request.url.path
-        error = validation_error(exc, camel=not path.startswith(RM_ROOT))
+        # The rm and reviews surfaces spell their fields in snake_case; /v1 in camelCase.
+        error = validation_error(exc, camel=not path.startswith((RM_ROOT, "/v2/", "/v3/")))
         return renderer_for(path)(error, request_id_of(request))
 
     async def on_http_error(request: Request, exc: Exception) -> Response:

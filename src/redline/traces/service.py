@@ -20,6 +20,7 @@ from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
+from redline.queues import autoqueue
 from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
 
@@ -288,6 +289,8 @@ def ingest_runs(
         )
 
     _write(session, writes)
+    # Automations queue the runs their rules pick, in this same transaction (rules loaded once per batch).
+    autoqueue.on_ingest(session, [*writes.new_traces, *writes.replaced_traces])
     return results
 
 

@@ -73,6 +73,8 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("name", sa.String(length=200), nullable=False),
         sa.Column("description", sa.Text(), nullable=False),
+        sa.Column("items_count", sa.Integer(), server_default="0", nullable=False),
+        sa.Column("reviewed_count", sa.Integer(), server_default="0", nullable=False),
         sa.Column("created_by", sa.Uuid(), nullable=True),
         sa.Column("updated_by", sa.Uuid(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
@@ -295,6 +297,9 @@ def upgrade() -> None:
         ),
     )
     with op.batch_alter_table("queue_items", schema=None) as batch_op:
+        batch_op.create_index(
+            "ix_queue_items_queue_reviewed", ["queue_id", "reviewed_at", "seq"], unique=False
+        )
         batch_op.create_index(batch_op.f("ix_queue_items_trace_id"), ["trace_id"], unique=False)
 
     with op.batch_alter_table("annotations", schema=None) as batch_op:
@@ -337,6 +342,7 @@ def downgrade() -> None:
 
     with op.batch_alter_table("queue_items", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_queue_items_trace_id"))
+        batch_op.drop_index("ix_queue_items_queue_reviewed")
 
     op.drop_table("queue_items")
     with op.batch_alter_table("datapoints", schema=None) as batch_op:

@@ -8,6 +8,7 @@ first record that can't be read refuses the whole text with the document's sente
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any
 
@@ -79,13 +80,17 @@ def get_trace(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
         view = traces.get_run(session, actor, path_id(trace_id, "run"))
         trace = view.trace
         said = annotation_service.for_trace(session, actor, trace.id)
+        # Values said about a span name it by the span's own id, as the trace's spans do.
+        span_keys: dict[uuid.UUID | None, str] = {span.id: span.span_id for span in view.spans}
         counts = annotation_service.counts(session, [trace.id]).get(trace.id, TraceCounts())
         body: dict[str, Any] = {
             **trace_summary(trace, counts),
             "metadata": trace.meta or {},
             "steps": [step_dict(step) for step in view.steps],
             "spans": [span_dict(span) for span in view.spans],
-            "annotations": [annotation_dict(annotation) for annotation in said],
+            "annotations": [
+                annotation_dict(annotation, span_keys.get(annotation.span_id)) for annotation in said
+            ],
             # Scores come from trained reward models, which score nothing yet.
             "scores": [],
             "action_scores": [],

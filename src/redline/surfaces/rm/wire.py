@@ -57,8 +57,12 @@ def span_dict(span: Span) -> dict[str, Any]:
     }
 
 
-def annotation_dict(annotation: Annotation) -> dict[str, Any]:
-    return {
+def annotation_dict(annotation: Annotation, span_key: str | None = None) -> dict[str, Any]:
+    """An annotation in the rm document's shape. One made on the reviews surface (a value for a review
+    key, an evaluator result or a correction of one) has no rating or comment, so it says what it is
+    with the reviews surface's fields after the document's: key, value, explanation, source, the span
+    it is about (its own id, when the caller knows it), and what it corrects."""
+    body = {
         "id": str(annotation.id),
         "trace_id": str(annotation.trace_id),
         "step_id": str(annotation.step_id) if annotation.step_id else None,
@@ -71,6 +75,18 @@ def annotation_dict(annotation: Annotation) -> dict[str, Any]:
         "author_name": annotation.author_name,
         "created_at": iso(annotation.created_at),
     }
+    if annotation.key is not None or annotation.source != "human":
+        body.update(
+            key=annotation.key,
+            value=annotation.value,
+            explanation=annotation.explanation,
+            source=annotation.source,
+            output_type=annotation.output_type,
+            parent_id=str(annotation.parent_id) if annotation.parent_id else None,
+            span_id=span_key,
+            metadata=annotation.meta or {},
+        )
+    return body
 
 
 def reward_model_dict(model: RewardModel, trace_count: int) -> dict[str, Any]:

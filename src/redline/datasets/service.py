@@ -1,0 +1,349 @@
+"""Rules of datasets and their datapoints (wire-clients.md §1.6): curated test cases for experiments.
+
+A dataset lives in a project: reading it takes `read` there, changing it or its datapoints `write`.
+Every change to its datapoints bumps its `version`, and each datapoint records the version it was
+last written at (`snapshot_version`), so an experiment can say what it ran against.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from redline.datasets.from_trace import datapoint_from
+from redline.datasets.models import Datapoint, Dataset
+from redline.datasets.schemas import DatapointIn, DatasetChange, DatasetIn
+from redline.db import in_chunks, utcnow
+from redline.errors import NotFound
+from redline.identity.models import Project
+from redline.identity.service import (
+    Actor,
+    ProjectRole,
+    check_role,
+    default_write_project,
+    visible_projects,
+)
+from redline.idpages import IdPage, id_page
+from redline.traces.models import Step, Trace
+from redline.traces.service import readable_trace
+
+
+@dataclass(frozen=True)
+class DatasetView:
+    dataset: Dataset
+    datapoints_count: int
+
+
+def _parse(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
+def dataset_not_found(actor: Actor, ident: object) -> NotFound:
+    return NotFound(
+        "dataset", ident, f"Dataset with id {ident} for workspace {actor.workspace_id} was not found."
+    )
+
+
+def datapoint_not_found(actor: Actor, ident: object) -> NotFound:
+    return NotFound(
+        "datapoint", ident, f"Datapoint with id {ident} for workspace {actor.workspace_id} was not found."
+    )
+
+
+def dataset_for(session: Session, actor: Actor, dataset_id: uuid.UUID, needed: ProjectRole) -> Dataset:
+    """The dataset, if the actor holds `needed` in its project; not found if it can't see it."""
+    found = session.execute(
+        select(Dataset, Project)
+        .join(Project, Project.id == Dataset.project_id)
+        .where(Dataset.id == dataset_id)
+    ).first()
+    if found is None or found[0].workspace_id != actor.workspace_id:
+        raise dataset_not_found(actor, dataset_id)
+    dataset, project = found
+    try:
+        check_role(session, actor, project, needed)
+    except NotFound:
+        raise dataset_not_found(actor, dataset_id) from None
+    return dataset
+
+
+def _counts(session: Session, dataset_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+    found = dict.fromkeys(dataset_ids, 0)
+    for chunk in in_chunks(list(dataset_ids)):
+        rows = session.execute(
+            select(Datapoint.dataset_id, func.count())
+            .where(Datapoint.dataset_id.in_(chunk))
+            .group_by(Datapoint.dataset_id)
+        )
+        for dataset_id, count in rows:
+            found[dataset_id] = count
+    return found
+
+
+def views(session: Session, datasets: Sequence[Dataset]) -> list[DatasetView]:
+    numbers = _counts(session, [dataset.id for dataset in datasets])
+    return [DatasetView(dataset, numbers[dataset.id]) for dataset in datasets]
+
+
+def _view(session: Session, dataset: Dataset) -> DatasetView:
+    [one] = views(session, [dataset])
+    return one
+
+
+def _project_by_id(session: Session, actor: Actor, value: str, needed: ProjectRole) -> Project:
+    project_id = _parse(value)
+    project = session.get(Project, project_id) if project_id else None
+    if project is None or project.workspace_id != actor.workspace_id:
+        raise NotFound(
+            "project", value, f"Project with id {value} for workspace {actor.workspace_id} was not found."
+        )
+    return check_role(session, actor, project, needed)
+
+
+def _project_of_path(session: Session, actor: Actor, path: str | None) -> tuple[Project, str | None]:
+    """Where a new dataset goes: `project/folder/sub` files it in the project named by the first part
+    (by name, in the caller's workspace); a path whose first part names no project, or none at all,
+    files it in the caller's oldest writable project, keeping the path as its folder."""
+    cleaned = "/".join(part for part in (path or "").split("/") if part) or None
+    if cleaned:
+        first = cleaned.split("/", 1)[0]
+        project = session.scalar(
+            select(Project).where(Project.workspace_id == actor.workspace_id, Project.name == first)
+        )
+        if project is not None:
+            return check_role(session, actor, project, "write"), cleaned
+    return default_write_project(session, actor), cleaned
+
+
+# ---------------------------------------------------------------------------------------------- datasets
+
+
+def list_datasets(
+    session: Session,
+    actor: Actor,
+    *,
+    limit: int,
+    starting_after: str | None = None,
+    ending_before: str | None = None,
+    search: str | None = None,
+    updated_by: str | None = None,
+    project_id: str | None = None,
+) -> tuple[IdPage[Dataset], list[DatasetView]]:
+    """Datasets of every project the actor can read (or of one), newest first; `search` matches the
+    name in any case, `updated_by` takes comma-separated principal ids."""
+    if project_id is not None:
+        projects = [_project_by_id(session, actor, project_id, "read").id]
+    else:
+        projects = [project.id for project, _ in visible_projects(session, actor)]
+    query = select(Dataset).where(
+        Dataset.workspace_id == actor.workspace_id, Dataset.project_id.in_(projects)
+    )
+    if search:
+        query = query.where(func.lower(Dataset.name).contains(search.lower(), autoescape=True))
+    if updated_by is not None:
+        ids = [parsed for part in updated_by.split(",") if (parsed := _parse(part.strip()))]
+        query = query.where(Dataset.updated_by.in_(ids))
+    page = id_page(
+        session,
+        query,
+        [Dataset.created_at, Dataset.id],
+        limit=limit,
+        starting_after=starting_after,
+        ending_before=ending_before,
+    )
+    return page, views(session, page.items)
+
+
+def create_dataset(session: Session, actor: Actor, body: DatasetIn) -> DatasetView:
+    project, path = _project_of_path(session, actor, body.path)
+    now = utcnow()
+    dataset = Dataset(
+        id=uuid.uuid4(),
+        workspace_id=actor.workspace_id,
+        project_id=project.id,
+        name=body.display_name,
+        path=path,
+        version=0,
+        created_by=actor.principal_id,
+        updated_by=actor.principal_id,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(dataset)
+    session.flush()
+    return DatasetView(dataset, 0)
+
+
+def get_dataset(session: Session, actor: Actor, dataset_id: uuid.UUID) -> DatasetView:
+    return _view(session, dataset_for(session, actor, dataset_id, "read"))
+
+
+def update_dataset(
+    session: Session, actor: Actor, dataset_id: uuid.UUID, change: DatasetChange
+) -> DatasetView:
+    """Rename it, or move it (with its datapoints) to another project the caller may write to."""
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    sent = change.model_fields_set
+    if "display_name" in sent and change.display_name is not None:
+        dataset.name = change.display_name
+    if "project_id" in sent and change.project_id is not None:
+        dataset.project_id = _project_by_id(session, actor, change.project_id, "write").id
+    _touch(dataset, actor, bump=False)
+    session.flush()
+    return _view(session, dataset)
+
+
+def delete_dataset(session: Session, actor: Actor, dataset_id: uuid.UUID) -> None:
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    session.execute(delete(Datapoint).where(Datapoint.dataset_id == dataset.id))
+    session.delete(dataset)
+    session.flush()
+
+
+def clear_dataset(session: Session, actor: Actor, dataset_id: uuid.UUID) -> None:
+    """Every datapoint goes; the dataset stays, one version on."""
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    session.execute(delete(Datapoint).where(Datapoint.dataset_id == dataset.id))
+    _touch(dataset, actor, bump=True)
+    session.flush()
+
+
+def _touch(dataset: Dataset, actor: Actor, *, bump: bool) -> None:
+    dataset.updated_at = utcnow()
+    dataset.updated_by = actor.principal_id
+    if bump:
+        dataset.version += 1
+
+
+# -------------------------------------------------------------------------------------------- datapoints
+
+
+def list_datapoints(
+    session: Session,
+    actor: Actor,
+    dataset_id: uuid.UUID,
+    *,
+    limit: int,
+    starting_after: str | None = None,
+    ending_before: str | None = None,
+) -> IdPage[Datapoint]:
+    """A dataset's datapoints newest first."""
+    dataset = dataset_for(session, actor, dataset_id, "read")
+    return id_page(
+        session,
+        select(Datapoint).where(Datapoint.dataset_id == dataset.id),
+        [Datapoint.created_at, Datapoint.id],
+        limit=limit,
+        starting_after=starting_after,
+        ending_before=ending_before,
+    )
+
+
+def _new_datapoints(
+    session: Session,
+    actor: Actor,
+    dataset: Dataset,
+    contents: Sequence[DatapointIn],
+    trace_id: uuid.UUID | None = None,
+) -> list[Datapoint]:
+    _touch(dataset, actor, bump=True)
+    now = utcnow()
+    made = [
+        Datapoint(
+            id=uuid.uuid4(),
+            dataset_id=dataset.id,
+            inputs=content.inputs,
+            messages=content.messages,
+            expected_output=content.expected_output,
+            trace_id=trace_id,
+            snapshot_version=dataset.version,
+            created_by=actor.principal_id,
+            updated_by=actor.principal_id,
+            # A microsecond apart, so a batch lists in the order it was sent.
+            created_at=now + timedelta(microseconds=offset),
+            updated_at=now,
+        )
+        for offset, content in enumerate(contents)
+    ]
+    session.add_all(made)
+    session.flush()
+    return made
+
+
+def create_datapoints(
+    session: Session, actor: Actor, dataset_id: uuid.UUID, contents: Sequence[DatapointIn]
+) -> list[Datapoint]:
+    return _new_datapoints(session, actor, dataset_for(session, actor, dataset_id, "write"), contents)
+
+
+def datapoint_of(session: Session, actor: Actor, dataset: Dataset, datapoint_id: uuid.UUID) -> Datapoint:
+    datapoint = session.get(Datapoint, datapoint_id)
+    if datapoint is None or datapoint.dataset_id != dataset.id:
+        raise datapoint_not_found(actor, datapoint_id)
+    return datapoint
+
+
+def get_datapoint(
+    session: Session, actor: Actor, dataset_id: uuid.UUID, datapoint_id: uuid.UUID
+) -> Datapoint:
+    return datapoint_of(session, actor, dataset_for(session, actor, dataset_id, "read"), datapoint_id)
+
+
+def update_datapoint(
+    session: Session, actor: Actor, dataset_id: uuid.UUID, datapoint_id: uuid.UUID, change: DatapointIn
+) -> Datapoint:
+    """The fields sent replace the stored ones (null clears one)."""
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    datapoint = datapoint_of(session, actor, dataset, datapoint_id)
+    sent = change.model_fields_set
+    if "inputs" in sent:
+        datapoint.inputs = change.inputs
+    if "messages" in sent:
+        datapoint.messages = change.messages
+    if "expected_output" in sent:
+        datapoint.expected_output = change.expected_output
+    _touch(dataset, actor, bump=True)
+    datapoint.snapshot_version = dataset.version
+    datapoint.updated_by = actor.principal_id
+    datapoint.updated_at = utcnow()
+    session.flush()
+    return datapoint
+
+
+def delete_datapoint(session: Session, actor: Actor, dataset_id: uuid.UUID, datapoint_id: uuid.UUID) -> None:
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    session.delete(datapoint_of(session, actor, dataset, datapoint_id))
+    _touch(dataset, actor, bump=True)
+    session.flush()
+
+
+def delete_datapoints(session: Session, actor: Actor, dataset_id: uuid.UUID, item_ids: Sequence[str]) -> None:
+    """Delete the datapoints named; ids that name none of the dataset's are passed over."""
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    ids = sorted({parsed for ident in item_ids if (parsed := _parse(ident))}, key=str)
+    for chunk in in_chunks(ids):
+        session.execute(delete(Datapoint).where(Datapoint.dataset_id == dataset.id, Datapoint.id.in_(chunk)))
+    _touch(dataset, actor, bump=True)
+    session.flush()
+
+
+def add_trace(session: Session, actor: Actor, dataset_id: uuid.UUID, trace_id: uuid.UUID) -> Datapoint:
+    """A datapoint made from a trace and linked to it (`from_trace.py` says what goes where); it takes
+    reading the trace and writing the dataset. Annotations are not copied."""
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    trace: Trace = readable_trace(session, actor, trace_id, "read")
+    steps = list(session.scalars(select(Step).where(Step.trace_id == trace.id).order_by(Step.index)))
+    content = datapoint_from(trace, steps)
+    body = DatapointIn(
+        inputs=content.inputs, messages=content.messages, expected_output=content.expected_output
+    )
+    [made] = _new_datapoints(session, actor, dataset, [body], trace_id=trace.id)
+    return made

@@ -1,0 +1,178 @@
+"""Trace automations of an annotation queue: queue rules whose action is "add to this queue".
+
+An automation is a versioned `QueueRule`, the same rows (and the same engine, `rules.py`) as the
+corrections document's queue rules: a change writes a new version under the same rule id, and only the
+newest version is live. Removing one stops it; what it queued stays. It applies to runs written after
+it is made. Reading a queue's automations takes `read` in its project, changing them `write`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from redline.db import utcnow
+from redline.errors import Invalid, NotFound
+from redline.identity.service import Actor
+from redline.queues.models import Queue, QueueRule
+from redline.queues.rules import check_sample, check_when
+from redline.queues.schemas import FILTER_NAMES, AutomationChange, AutomationIn, filters_to_when
+from redline.queues.service import queue_for
+from redline.traces.models import Agent, Flow
+
+
+def not_found(actor: Actor, ident: object) -> NotFound:
+    return NotFound(
+        "automation", ident, f"Automation with id {ident} for workspace {actor.workspace_id} was not found."
+    )
+
+
+def _in_wire_words(error: Invalid) -> Invalid:
+    """The engine names fields as the corrections document does; the reviews surface says them snake_case."""
+    message, field = error.message, str(error.details.get("field", ""))
+    for wire, engine in FILTER_NAMES.items():
+        message = message.replace(engine, wire)
+        field = field.replace(engine, wire)
+    return Invalid(message, details={**error.details, "field": field})
+
+
+def _checked_when(session: Session, queue: Queue, filters: dict[str, Any]) -> dict[str, Any]:
+    """The filters as the engine keeps them; each agent or flow named must be one of the queue's project."""
+    try:
+        when = check_when(filters_to_when(filters), field="filters")
+    except Invalid as error:
+        raise _in_wire_words(error) from None
+    for name, model in (("agentIds", Agent), ("flowIds", Flow)):
+        ids = when.get(name)
+        if not ids:
+            continue
+        known = {
+            str(found)
+            for found in session.scalars(
+                select(model.id).where(
+                    model.project_id == queue.project_id, model.id.in_([uuid.UUID(i) for i in ids])
+                )
+            )
+        }
+        for index, ident in enumerate(ids):
+            if ident not in known:
+                wire = "agent_ids" if name == "agentIds" else "flow_ids"
+                kind = "agent" if model is Agent else "flow"
+                raise Invalid(
+                    f'filters.{wire}[{index}]: no {kind} "{ident}" in this queue\'s project.',
+                    details={"field": f"filters.{wire}"},
+                )
+    return when
+
+
+def _sample(value: Any) -> float:
+    return check_sample(value, field="sample")
+
+
+def list_automations(session: Session, actor: Actor, queue_id: uuid.UUID) -> list[QueueRule]:
+    """The queue's live automations (their newest versions), oldest first. A queue has a handful, so
+    they come in one list rather than pages."""
+    queue = queue_for(session, actor, queue_id, "read")
+    query = select(QueueRule).where(
+        QueueRule.queue_id == queue.id, QueueRule.latest.is_(True), QueueRule.unregistered_at.is_(None)
+    )
+    return list(session.scalars(query.order_by(QueueRule.created_at, QueueRule.rule_id)))
+
+
+def create_automation(session: Session, actor: Actor, queue_id: uuid.UUID, body: AutomationIn) -> QueueRule:
+    queue = queue_for(session, actor, queue_id, "write")
+    assert queue.project_id is not None
+    rule = QueueRule(
+        rule_id=uuid.uuid4(),
+        version=1,
+        project_id=queue.project_id,
+        queue_id=queue.id,
+        name=body.name,
+        when=_checked_when(session, queue, body.filters),
+        sample=_sample(body.sample),
+        max_open=None,
+        corrector_group_id=None,
+        enabled=body.enabled,
+        latest=True,
+        created_by=actor.principal_id,
+        created_at=utcnow(),
+    )
+    session.add(rule)
+    session.flush()
+    return rule
+
+
+def _latest(session: Session, actor: Actor, queue: Queue, rule_id: uuid.UUID) -> QueueRule:
+    rule = session.scalar(
+        select(QueueRule).where(
+            QueueRule.rule_id == rule_id,
+            QueueRule.queue_id == queue.id,
+            QueueRule.latest.is_(True),
+            QueueRule.unregistered_at.is_(None),
+        )
+    )
+    if rule is None:
+        raise not_found(actor, rule_id)
+    return rule
+
+
+def get_automation(session: Session, actor: Actor, queue_id: uuid.UUID, rule_id: uuid.UUID) -> QueueRule:
+    return _latest(session, actor, queue_for(session, actor, queue_id, "read"), rule_id)
+
+
+def versions(session: Session, actor: Actor, queue_id: uuid.UUID, rule_id: uuid.UUID) -> list[QueueRule]:
+    """Every version of a live automation, newest first, with who wrote each and when."""
+    queue = queue_for(session, actor, queue_id, "read")
+    _latest(session, actor, queue, rule_id)
+    return list(
+        session.scalars(
+            select(QueueRule).where(QueueRule.rule_id == rule_id).order_by(QueueRule.version.desc())
+        )
+    )
+
+
+def update_automation(
+    session: Session, actor: Actor, queue_id: uuid.UUID, rule_id: uuid.UUID, change: AutomationChange
+) -> QueueRule:
+    """A new version with the fields sent; runs picked from now on count toward it. The sample keeps
+    its picks across versions: the same run and rule always give the same answer."""
+    queue = queue_for(session, actor, queue_id, "write")
+    old = _latest(session, actor, queue, rule_id)
+    sent = change.model_fields_set
+    if not sent & {"name", "filters", "sample", "enabled"}:
+        raise Invalid("Send at least one of name, filters, sample and enabled.", details={"field": "body"})
+    new = QueueRule(
+        rule_id=old.rule_id,
+        version=old.version + 1,
+        project_id=old.project_id,
+        queue_id=old.queue_id,
+        name=change.name if "name" in sent and change.name is not None else old.name,
+        when=_checked_when(session, queue, change.filters)
+        if "filters" in sent and change.filters is not None
+        else old.when,
+        sample=_sample(change.sample) if "sample" in sent and change.sample is not None else old.sample,
+        max_open=old.max_open,
+        corrector_group_id=old.corrector_group_id,
+        enabled=change.enabled if "enabled" in sent and change.enabled is not None else old.enabled,
+        latest=True,
+        created_by=actor.principal_id,
+        created_at=utcnow(),
+    )
+    old.latest = False
+    session.flush()
+    session.add(new)
+    session.flush()
+    return new
+
+
+def delete_automation(session: Session, actor: Actor, queue_id: uuid.UUID, rule_id: uuid.UUID) -> None:
+    """Stop it: it queues nothing more; its versions and the items it queued stay."""
+    queue = queue_for(session, actor, queue_id, "write")
+    rule = _latest(session, actor, queue, rule_id)
+    session.execute(
+        update(QueueRule).where(QueueRule.rule_id == rule.rule_id).values(unregistered_at=utcnow())
+    )
+    session.flush()

@@ -1,0 +1,107 @@
+"""The queue-rule engine at ingest: as runs are written, each live rule of their project queues those it
+matches and samples, in the same transaction.
+
+The project's rules are loaded once per batch (one indexed query; a batch in a project without rules
+costs only that), each run is matched in Python against each rule, and every queue gets its new items
+in one insert. An item already in a queue — added by hand, by another rule, or by this rule when a run
+is sent again — is skipped by the queue's unique key, so a run is never queued twice.
+
+Imports no traces service: the traces service calls in here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from redline.db import in_chunks
+from redline.queues.items import WHOLE_TRACE, insert_items
+from redline.queues.models import QueueRule
+from redline.queues.rules import RunFacts, matches, sampled
+
+
+def live_rules(session: Session, project_ids: Sequence[uuid.UUID]) -> list[QueueRule]:
+    """The latest, enabled, not removed version of every rule of these projects."""
+    found: list[QueueRule] = []
+    for chunk in in_chunks(list(project_ids)):
+        found.extend(
+            session.scalars(
+                select(QueueRule).where(
+                    QueueRule.project_id.in_(chunk),
+                    QueueRule.unregistered_at.is_(None),
+                    QueueRule.latest.is_(True),
+                    QueueRule.enabled.is_(True),
+                )
+            )
+        )
+    return found
+
+
+def facts_of_row(row: Mapping[str, Any]) -> RunFacts:
+    """A trace row as ingest writes it (new rows carry `id`, replaced ones `b_id`)."""
+    return RunFacts(
+        id=row["id"] if "id" in row else row["b_id"],
+        project_id=row["project_id"],
+        agent_id=row["agent_id"],
+        flow_id=row["flow_id"],
+        version=row["agent_version"],
+        version_source=row["version_source"],
+        status=row["status"],
+        dry_run=bool(row["dry_run"]),
+        metadata=row["metadata"],
+    )
+
+
+def picks(
+    rules: Sequence[QueueRule], runs: Sequence[RunFacts]
+) -> dict[uuid.UUID, dict[uuid.UUID, list[dict[str, Any]]]]:
+    """For each queue, the runs its rules take, each with the rules (and versions) that took it."""
+    by_project: dict[uuid.UUID, list[QueueRule]] = defaultdict(list)
+    for rule in rules:
+        by_project[rule.project_id].append(rule)
+    chosen: dict[uuid.UUID, dict[uuid.UUID, list[dict[str, Any]]]] = defaultdict(dict)
+    for run in runs:
+        for rule in by_project.get(run.project_id, ()):
+            if matches(rule.when, run) and sampled(rule.rule_id, run.id, rule.sample):
+                chosen[rule.queue_id].setdefault(run.id, []).append(
+                    {"ruleId": str(rule.rule_id), "version": rule.version}
+                )
+    return chosen
+
+
+def queue_runs(session: Session, runs: Sequence[RunFacts]) -> int:
+    """Queue the runs the projects' live rules pick; how many picks there were (items already in their
+    queue included)."""
+    if not runs:
+        return 0
+    rules = live_rules(session, sorted({run.project_id for run in runs}, key=str))
+    if not rules:
+        return 0
+    chosen = picks(rules, runs)
+    for queue_id, taken in sorted(chosen.items(), key=lambda pair: str(pair[0])):
+        insert_items(
+            session,
+            queue_id,
+            [
+                {
+                    "type": "span",
+                    "trace_id": run_id,
+                    "span_key": WHOLE_TRACE,
+                    "datapoint_id": None,
+                    "added_by_rules": by,
+                    "added_by": None,
+                }
+                for run_id, by in taken.items()
+            ],
+        )
+    return sum(len(taken) for taken in chosen.values())
+
+
+def on_ingest(session: Session, trace_rows: Sequence[Mapping[str, Any]]) -> None:
+    """The ingest hook: the rows just written, new and replaced."""
+    queue_runs(session, [facts_of_row(row) for row in trace_rows])

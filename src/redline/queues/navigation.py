@@ -1,0 +1,99 @@
+"""Stepping through a queue on the review screen: "Item 7 of 43, 12 reviewed", next (J) and previous (K).
+
+The totals are the queue's own counters (kept by `items.py`); the next or previous item is one index
+seek on (queue_id, seq), or on (queue_id, reviewed_at, seq) for the next unreviewed one; the position is
+a count over (queue_id, seq) from whichever end of the queue is nearer, so at most half the queue's
+index entries. On SQLite a 100,000-item queue answers in a few milliseconds (docs/api-queues-datasets.md).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import Session
+
+from redline.identity.service import Actor
+from redline.queues.models import Queue, QueueItem
+from redline.queues.service import item_of, queue_for
+
+Direction = Literal["current", "next", "previous"]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a reviewer is: the item (None past either end), its 1-based position, and the queue's totals."""
+
+    item: QueueItem | None
+    position: int | None
+    total: int
+    reviewed: int
+
+
+def _count(session: Session, queue_id: uuid.UUID, *where: ColumnElement[bool]) -> int:
+    found = session.scalar(
+        select(func.count()).select_from(QueueItem).where(QueueItem.queue_id == queue_id, *where)
+    )
+    return found or 0
+
+
+def place_of(session: Session, queue: Queue, item: QueueItem | None) -> Place:
+    total, reviewed = queue.items_count, queue.reviewed_count
+    if item is None:
+        return Place(None, None, total, reviewed)
+    # Two statements: SQLite reads a lone min() or max() off the index's end, but not both at once.
+    in_queue = QueueItem.queue_id == queue.id
+    first = session.scalar(select(func.min(QueueItem.seq)).where(in_queue)) or item.seq
+    last = session.scalar(select(func.max(QueueItem.seq)).where(in_queue)) or item.seq
+    if item.seq - first <= last - item.seq:
+        position = _count(session, queue.id, QueueItem.seq <= item.seq)
+    else:
+        position = total - _count(session, queue.id, QueueItem.seq > item.seq)
+    return Place(item, position, total, reviewed)
+
+
+def _neighbour(
+    session: Session, queue: Queue, seq: int | None, direction: Direction, unreviewed_only: bool
+) -> QueueItem | None:
+    query = select(QueueItem).where(QueueItem.queue_id == queue.id)
+    if unreviewed_only:
+        query = query.where(QueueItem.reviewed_at.is_(None))
+    if direction == "previous":
+        if seq is not None:
+            query = query.where(QueueItem.seq < seq)
+        query = query.order_by(QueueItem.seq.desc())
+    else:
+        if seq is not None:
+            query = query.where(QueueItem.seq > seq)
+        query = query.order_by(QueueItem.seq.asc())
+    return session.scalars(query.limit(1)).first()
+
+
+def step(
+    session: Session,
+    actor: Actor,
+    queue_id: uuid.UUID,
+    *,
+    item_id: uuid.UUID | None = None,
+    direction: Direction = "current",
+    unreviewed_only: bool = False,
+) -> Place:
+    """The item a reviewer lands on, with its place.
+
+    From `item_id`, `next` and `previous` go one item along (only to unreviewed ones with
+    `unreviewed_only`); `current` is that item itself. Without an item, `current` and `next` start at the
+    first item (the first unreviewed one), `previous` at the last. Past either end the item is None and
+    the totals still come back, so the screen can say "All 43 reviewed".
+    """
+    queue = queue_for(session, actor, queue_id, "read")
+    if item_id is None:
+        target = _neighbour(
+            session, queue, None, "previous" if direction == "previous" else "next", unreviewed_only
+        )
+        return place_of(session, queue, target)
+    here = item_of(session, actor, queue, item_id)
+    if direction == "current":
+        return place_of(session, queue, here)
+    return place_of(session, queue, _neighbour(session, queue, here.seq, direction, unreviewed_only))

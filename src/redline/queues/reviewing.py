@@ -1,0 +1,74 @@
+"""What a reviewer does to the item on screen: save review values (which marks it reviewed and writes
+them back to its trace) and send its trace to a dataset.
+
+"Every annotation applied in an Annotation Queue is written back to its originating Trace"
+(annotation-queues.txt): the values go to the one annotations table, on the trace or the item's span,
+where every other reader of feedback sees them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from sqlalchemy.orm import Session
+
+from redline.datasets import service as datasets
+from redline.datasets.models import Datapoint
+from redline.errors import Invalid
+from redline.identity.service import Actor
+from redline.queues.items import mark_reviewed
+from redline.queues.models import QueueItem
+from redline.queues.schemas import ReviewValue
+from redline.queues.service import item_of, queue_for, review_keys
+from redline.reviews.annotate import save_values
+from redline.reviews.schemas import ValueIn
+from redline.reviews.service import key_not_found
+
+
+def _trace_of(item: QueueItem) -> uuid.UUID:
+    if item.trace_id is None:
+        raise Invalid(
+            "This item is a datapoint, not a trace: review values are saved on traces.",
+            details={"field": "item_id"},
+        )
+    return item.trace_id
+
+
+def save_review(
+    session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID, values: Sequence[ReviewValue]
+) -> QueueItem:
+    """Save values for the queue's review keys on the item's trace (or span) and mark it reviewed by the
+    caller, adding the keys used to `used_review_key_ids`. Takes write access to the queue's project,
+    as annotating its traces does. A key the queue isn't reviewed with is not found, as the document's
+    sentence has it."""
+    queue = queue_for(session, actor, queue_id, "write")
+    item = item_of(session, actor, queue, item_id)
+    trace_id = _trace_of(item)
+    offered = {review_key.key: review_key for review_key in review_keys(session, queue)}
+    keys = []
+    for value in values:
+        review_key = offered.get(value.key)
+        if review_key is None:
+            raise key_not_found(actor, value.key)
+        keys.append(review_key)
+    # The reviews service checks each value against its key and writes it (one per reviewer per key).
+    save_values(
+        session,
+        actor,
+        trace_id,
+        item.span_key,
+        [ValueIn(key=value.key, value=value.value) for value in values],
+    )
+    mark_reviewed(session, item, actor.principal_id, [str(review_key.id) for review_key in keys])
+    session.flush()
+    return item
+
+
+def add_to_dataset(
+    session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID, dataset_id: uuid.UUID
+) -> Datapoint:
+    """Send the item's trace to a dataset as a datapoint linked to it; its annotations stay on the trace."""
+    queue = queue_for(session, actor, queue_id, "read")
+    item = item_of(session, actor, queue, item_id)
+    return datasets.add_trace(session, actor, dataset_id, _trace_of(item))

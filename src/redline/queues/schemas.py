@@ -1,0 +1,106 @@
+"""Annotation queues, their items and automations as the reviews surface's clients send them (snake_case,
+as orq-ai-sdk 4.17.13 writes them; wire-clients.md §1.4). Unknown fields are ignored, as its server does."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_NAME = 200
+MAX_DESCRIPTION = 10_000
+MAX_ITEMS_PER_CALL = 1_000
+MAX_VALUES = 10
+
+# The /v2 spelling of a rule's filters, and the engine's (the corrections document's) for each.
+FILTER_NAMES = {
+    "agent_ids": "agentIds",
+    "flow_ids": "flowIds",
+    "versions": "versions",
+    "status": "status",
+    "include_dry_runs": "includeDryRuns",
+    "metadata": "metadata",
+}
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_max_length=1_000_000)
+
+
+class QueueIn(_In):
+    display_name: str = Field(min_length=1, max_length=MAX_NAME)
+    description: str = Field(max_length=MAX_DESCRIPTION)
+    project_id: str = Field(min_length=1)
+
+
+class QueueChange(_In):
+    """Only the fields sent change; `model_fields_set` says which were sent."""
+
+    display_name: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    description: str | None = Field(None, max_length=MAX_DESCRIPTION)
+    project_id: str | None = None
+    human_review_ids: list[str] | None = Field(None, max_length=100)
+
+
+class ItemRef(_In):
+    """A span of a trace to review; a span id equal to the trace's id names the whole trace."""
+
+    span_id: str = Field(min_length=1, max_length=200)
+    trace_id: str = Field(min_length=1, max_length=200)
+
+
+class ItemsIn(_In):
+    items: list[ItemRef] = Field(max_length=MAX_ITEMS_PER_CALL)
+
+
+class SpanIdsIn(_In):
+    span_ids: list[str] = Field(max_length=MAX_ITEMS_PER_CALL)
+
+
+class ReviewValue(_In):
+    key: str = Field(min_length=1, max_length=200)
+    value: Any
+
+
+class ReviewIn(_In):
+    values: list[ReviewValue] = Field(min_length=1, max_length=MAX_VALUES)
+
+
+class AddToDatasetIn(_In):
+    dataset_id: str = Field(min_length=1)
+
+
+class AutomationIn(_In):
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    filters: dict[str, Any] = Field(default_factory=dict)
+    sample: Any = 1.0
+    enabled: bool = True
+
+
+class AutomationChange(_In):
+    """A change writes a new version: the fields sent replace the old ones (`filters` as a whole)."""
+
+    name: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    filters: dict[str, Any] | None = None
+    sample: Any = None
+    enabled: bool | None = None
+
+
+def filters_to_when(filters: dict[str, Any]) -> dict[str, Any]:
+    """The /v2 filters in the engine's words; an unknown filter is kept under its own name, so the
+    engine's check refuses it by name."""
+    return {FILTER_NAMES.get(name, name): value for name, value in filters.items()}
+
+
+def when_to_filters(when: dict[str, Any]) -> dict[str, Any]:
+    back = {engine: wire for wire, engine in FILTER_NAMES.items()}
+    return {back.get(name, name): value for name, value in when.items()}
+
+
+def parse_uuid(value: str) -> uuid.UUID | None:
+    """An id we made, or None for anything else (which then names nothing)."""
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None

@@ -1,0 +1,438 @@
+"""Rules of annotation queues (annotation-queues.txt, wire-clients.md §1.4): making, changing, listing
+and emptying queues, and putting traces (or spans of them) into one and taking them out.
+
+A queue lives in a project: reading it (and its items) takes `read` there, changing it `write`.
+Anything the caller can't see is not found, with the seed's sentence shape.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy.orm import Session
+
+from redline.db import in_chunks, utcnow
+from redline.errors import Conflict, Forbidden, Invalid, NotFound
+from redline.identity.models import Project
+from redline.identity.service import Actor, ProjectRole, check_role, visible_projects
+from redline.idpages import IdPage, id_page
+from redline.queues.items import WHOLE_TRACE, delete_items, insert_items, touch_queue
+from redline.queues.models import Queue, QueueItem, QueueReviewKey, QueueRule
+from redline.queues.schemas import ItemRef, QueueChange, QueueIn, parse_uuid
+from redline.reviews.models import ReviewKey
+from redline.traces.models import Span, Trace
+
+ANNOTATION = "annotation"
+
+
+@dataclass(frozen=True)
+class QueueView:
+    """A queue with what its answer shows besides its row: its review keys and how full it is."""
+
+    queue: Queue
+    review_key_ids: list[str]
+    items_count: int
+    reviewed_count: int
+
+
+def queue_not_found(actor: Actor, ident: object) -> NotFound:
+    return NotFound(
+        "annotation-queue",
+        ident,
+        f"Annotation queue with id {ident} for workspace {actor.workspace_id} was not found.",
+    )
+
+
+def item_not_found(actor: Actor, ident: object) -> NotFound:
+    return NotFound(
+        "annotation-queue-item",
+        ident,
+        f"Annotation queue item with id {ident} for workspace {actor.workspace_id} was not found.",
+    )
+
+
+# ------------------------------------------------------------------------------------------------ access
+
+
+def _project_for(session: Session, actor: Actor, project_id: uuid.UUID | None, needed: ProjectRole) -> None:
+    """`needed` in the project; a queue without one (legacy) is the workspace's: read by its members,
+    changed by its admins."""
+    if project_id is None:
+        if needed != "read" and not actor.workspace_admin:
+            raise Forbidden("Only a workspace admin can change a queue that belongs to no project.")
+        return
+    project = session.get(Project, project_id)
+    if project is None:
+        raise NotFound("project", project_id)
+    check_role(session, actor, project, needed)
+
+
+def queue_for(session: Session, actor: Actor, queue_id: uuid.UUID, needed: ProjectRole) -> Queue:
+    """The annotation queue, if the actor holds `needed` in its project; not found if it can't see it."""
+    queue = session.get(Queue, queue_id)
+    if queue is None or queue.kind != ANNOTATION or queue.workspace_id != actor.workspace_id:
+        raise queue_not_found(actor, queue_id)
+    try:
+        _project_for(session, actor, queue.project_id, needed)
+    except NotFound:
+        raise queue_not_found(actor, queue_id) from None
+    return queue
+
+
+def _wire_project(session: Session, actor: Actor, value: str, needed: ProjectRole) -> Project:
+    """A project named by the body; one the caller can't see is not found."""
+    project_id = parse_uuid(value)
+    project = session.get(Project, project_id) if project_id else None
+    if project is None or project.workspace_id != actor.workspace_id:
+        raise NotFound(
+            "project", value, f"Project with id {value} for workspace {actor.workspace_id} was not found."
+        )
+    check_role(session, actor, project, needed)
+    return project
+
+
+# ------------------------------------------------------------------------------------------------- views
+
+
+def chosen_review_keys(session: Session, queue_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, list[str]]:
+    """The review keys chosen for each queue, in the queue's order."""
+    found: dict[uuid.UUID, list[str]] = {queue_id: [] for queue_id in queue_ids}
+    for chunk in in_chunks(list(queue_ids)):
+        rows = session.execute(
+            select(QueueReviewKey.queue_id, QueueReviewKey.review_key_id)
+            .where(QueueReviewKey.queue_id.in_(chunk))
+            .order_by(QueueReviewKey.queue_id, QueueReviewKey.position)
+        )
+        for queue_id, key_id in rows:
+            found[queue_id].append(str(key_id))
+    return found
+
+
+def views(session: Session, queues: Sequence[Queue]) -> list[QueueView]:
+    keys = chosen_review_keys(session, [queue.id for queue in queues])
+    return [QueueView(q, keys[q.id], q.items_count, q.reviewed_count) for q in queues]
+
+
+def view(session: Session, queue: Queue) -> QueueView:
+    [one] = views(session, [queue])
+    return one
+
+
+def review_keys(session: Session, queue: Queue) -> list[ReviewKey]:
+    """What the queue is reviewed with: the keys chosen for it, in order, or, with none chosen, every
+    review key of its project (as a queue with a project resolves them, §1.4)."""
+    chosen = list(
+        session.scalars(
+            select(ReviewKey)
+            .join(QueueReviewKey, QueueReviewKey.review_key_id == ReviewKey.id)
+            .where(QueueReviewKey.queue_id == queue.id)
+            .order_by(QueueReviewKey.position)
+        )
+    )
+    if chosen or queue.project_id is None:
+        return chosen
+    return list(
+        session.scalars(
+            select(ReviewKey).where(ReviewKey.project_id == queue.project_id).order_by(ReviewKey.key)
+        )
+    )
+
+
+# --------------------------------------------------------------------------------------------- the queue
+
+
+def list_queues(
+    session: Session,
+    actor: Actor,
+    *,
+    limit: int,
+    starting_after: str | None = None,
+    ending_before: str | None = None,
+    search: str | None = None,
+    updated_by: str | None = None,
+) -> tuple[IdPage[Queue], list[QueueView]]:
+    """The annotation queues of every project the actor can read, newest first.
+
+    `search` keeps those whose name holds it (any case); `updated_by` those last changed by one of the
+    comma-separated principal ids.
+    """
+    readable = [project.id for project, _ in visible_projects(session, actor)]
+    query = select(Queue).where(
+        Queue.workspace_id == actor.workspace_id,
+        Queue.kind == ANNOTATION,
+        or_(Queue.project_id.in_(readable), Queue.project_id.is_(None)),
+    )
+    if search:
+        query = query.where(func.lower(Queue.name).contains(search.lower(), autoescape=True))
+    if updated_by is not None:
+        ids = [parsed for part in updated_by.split(",") if (parsed := parse_uuid(part.strip()))]
+        query = query.where(Queue.updated_by.in_(ids))
+    page = id_page(
+        session,
+        query,
+        [Queue.created_at, Queue.id],
+        limit=limit,
+        starting_after=starting_after,
+        ending_before=ending_before,
+    )
+    return page, views(session, page.items)
+
+
+def create_queue(session: Session, actor: Actor, body: QueueIn) -> QueueView:
+    project = _wire_project(session, actor, body.project_id, "write")
+    now = utcnow()
+    queue = Queue(
+        id=uuid.uuid4(),
+        workspace_id=actor.workspace_id,
+        project_id=project.id,
+        kind=ANNOTATION,
+        name=body.display_name,
+        description=body.description,
+        created_by=actor.principal_id,
+        updated_by=actor.principal_id,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(queue)
+    session.flush()
+    return QueueView(queue, [], 0, 0)
+
+
+def get_queue(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueView:
+    return view(session, queue_for(session, actor, queue_id, "read"))
+
+
+def _set_review_keys(session: Session, queue: Queue, key_ids: list[str]) -> None:
+    """Choose the queue's review keys, in the order given; each must be a key of the queue's project."""
+    wanted = list(dict.fromkeys(key_ids))
+    parsed = {ident: parse_uuid(ident) for ident in wanted}
+    found: set[uuid.UUID] = set()
+    valid = [value for value in parsed.values() if value is not None]
+    if valid:
+        found = set(
+            session.scalars(
+                select(ReviewKey.id).where(ReviewKey.id.in_(valid), ReviewKey.project_id == queue.project_id)
+            )
+        )
+    for ident, value in parsed.items():
+        if value is None or value not in found:
+            raise Invalid(
+                f"human_review_ids: {ident} is not a human review of this queue's project.",
+                details={"field": "human_review_ids"},
+            )
+    session.execute(delete(QueueReviewKey).where(QueueReviewKey.queue_id == queue.id))
+    session.add_all(
+        QueueReviewKey(queue_id=queue.id, review_key_id=parsed[ident], position=position)
+        for position, ident in enumerate(wanted)
+    )
+
+
+def update_queue(session: Session, actor: Actor, queue_id: uuid.UUID, change: QueueChange) -> QueueView:
+    """Change the fields sent. Setting `project_id` clears the chosen review keys (§1.4); keys sent in the
+    same request are then chosen among the new project's. A queue moves only while it holds no items
+    and no automation, since both are its old project's."""
+    queue = queue_for(session, actor, queue_id, "write")
+    sent = change.model_fields_set
+    if "display_name" in sent and change.display_name is not None:
+        queue.name = change.display_name
+    if "description" in sent and change.description is not None:
+        queue.description = change.description
+    if "project_id" in sent and change.project_id is not None:
+        project = _wire_project(session, actor, change.project_id, "write")
+        if project.id != queue.project_id:
+            has_items = session.scalar(select(QueueItem.id).where(QueueItem.queue_id == queue.id).limit(1))
+            has_rules = session.scalar(
+                select(QueueRule.rule_id)
+                .where(QueueRule.queue_id == queue.id, QueueRule.unregistered_at.is_(None))
+                .limit(1)
+            )
+            if has_items or has_rules:
+                raise Conflict(
+                    "A queue moves to another project only while it is empty and has no automations: "
+                    "its items and automations are its project's.",
+                    code="annotation-queue-not-empty",
+                )
+            queue.project_id = project.id
+        session.execute(delete(QueueReviewKey).where(QueueReviewKey.queue_id == queue.id))
+    if "human_review_ids" in sent and change.human_review_ids is not None:
+        _set_review_keys(session, queue, change.human_review_ids)
+    queue.updated_at = utcnow()
+    queue.updated_by = actor.principal_id
+    session.flush()
+    return view(session, queue)
+
+
+def delete_queue(session: Session, actor: Actor, queue_id: uuid.UUID) -> None:
+    """The queue goes with its items and automations; the review values saved from it stay on the traces."""
+    queue = queue_for(session, actor, queue_id, "write")
+    session.execute(delete(QueueItem).where(QueueItem.queue_id == queue.id))
+    session.execute(delete(QueueRule).where(QueueRule.queue_id == queue.id))
+    session.delete(queue)
+    session.flush()
+
+
+def clear_queue(session: Session, actor: Actor, queue_id: uuid.UUID) -> None:
+    """Take every item out; the queue, its automations and the values saved from it stay."""
+    queue = queue_for(session, actor, queue_id, "write")
+    delete_items(session, queue.id)
+    touch_queue(session, queue.id, actor.principal_id)
+    session.flush()
+
+
+# ------------------------------------------------------------------------------------------------- items
+
+
+def list_items(
+    session: Session,
+    actor: Actor,
+    queue_id: uuid.UUID,
+    *,
+    limit: int,
+    starting_after: str | None = None,
+    ending_before: str | None = None,
+) -> IdPage[QueueItem]:
+    """A queue's items in the order they came (the order a reviewer steps through them)."""
+    queue = queue_for(session, actor, queue_id, "read")
+    query = select(QueueItem).where(QueueItem.queue_id == queue.id)
+    return id_page(
+        session,
+        query,
+        [QueueItem.seq, QueueItem.id],
+        limit=limit,
+        starting_after=starting_after,
+        ending_before=ending_before,
+        descending=False,
+    )
+
+
+def item_of(session: Session, actor: Actor, queue: Queue, item_id: uuid.UUID) -> QueueItem:
+    item = session.get(QueueItem, item_id)
+    if item is None or item.queue_id != queue.id:
+        raise item_not_found(actor, item_id)
+    return item
+
+
+def get_item(session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID) -> QueueItem:
+    return item_of(session, actor, queue_for(session, actor, queue_id, "read"), item_id)
+
+
+def _traces_by_ref(session: Session, project_id: uuid.UUID, refs: set[str]) -> dict[str, uuid.UUID]:
+    """The project's traces named by the refs: Redline's id, or the external id the tracer gave."""
+    found: dict[str, uuid.UUID] = {}
+    ordered = sorted(refs)
+    for chunk in in_chunks(ordered):
+        ids = [parsed for ref in chunk if (parsed := parse_uuid(ref))]
+        rows = session.execute(
+            select(Trace.id, Trace.external_id).where(
+                Trace.project_id == project_id, or_(Trace.id.in_(ids), Trace.external_id.in_(chunk))
+            )
+        )
+        for trace_id, external_id in rows:
+            if external_id in refs:
+                found[external_id] = trace_id
+            if str(trace_id) in refs:
+                found[str(trace_id)] = trace_id
+    return found
+
+
+def _spans_of(session: Session, pairs: set[tuple[uuid.UUID, str]]) -> set[tuple[uuid.UUID, str]]:
+    trace_ids = sorted({trace_id for trace_id, _ in pairs}, key=str)
+    known: set[tuple[uuid.UUID, str]] = set()
+    for chunk in in_chunks(trace_ids):
+        rows = session.execute(select(Span.trace_id, Span.span_id).where(Span.trace_id.in_(chunk)))
+        known.update((trace_id, span_id) for trace_id, span_id in rows if (trace_id, span_id) in pairs)
+    return known
+
+
+def _resolve(
+    session: Session, actor: Actor, queue: Queue, refs: Sequence[ItemRef]
+) -> list[tuple[uuid.UUID, str]]:
+    """Each ref as (trace, span key), refusing the first that names nothing in the queue's project."""
+    assert queue.project_id is not None
+    traces = _traces_by_ref(session, queue.project_id, {ref.trace_id for ref in refs})
+    wanted: list[tuple[uuid.UUID, str]] = []
+    for ref in refs:
+        trace_id = traces.get(ref.trace_id)
+        if trace_id is None:
+            raise NotFound(
+                "trace",
+                ref.trace_id,
+                f"Trace with id {ref.trace_id} for workspace {actor.workspace_id} was not found.",
+            )
+        whole = ref.span_id in (ref.trace_id, str(trace_id))
+        wanted.append((trace_id, WHOLE_TRACE if whole else ref.span_id))
+    spans = {pair for pair in wanted if pair[1] != WHOLE_TRACE}
+    known = _spans_of(session, spans) if spans else set()
+    for (trace_id, span_key), ref in zip(wanted, refs, strict=True):
+        if span_key != WHOLE_TRACE and (trace_id, span_key) not in known:
+            raise NotFound(
+                "span",
+                ref.span_id,
+                f"Span with id {ref.span_id} for workspace {actor.workspace_id} was not found.",
+            )
+    return wanted
+
+
+def _items_at(
+    session: Session, queue_id: uuid.UUID, keys: Sequence[tuple[uuid.UUID, str]]
+) -> dict[tuple[uuid.UUID, str], QueueItem]:
+    found: dict[tuple[uuid.UUID, str], QueueItem] = {}
+    trace_ids = sorted({trace_id for trace_id, _ in keys}, key=str)
+    wanted = set(keys)
+    for chunk in in_chunks(trace_ids):
+        for item in session.scalars(
+            select(QueueItem).where(QueueItem.queue_id == queue_id, QueueItem.trace_id.in_(chunk))
+        ):
+            key = (item.trace_id, item.span_key)
+            if key in wanted:
+                found[key] = item
+    return found
+
+
+def add_items(
+    session: Session, actor: Actor, queue_id: uuid.UUID, refs: Sequence[ItemRef]
+) -> list[QueueItem]:
+    """Put spans (or whole traces) into the queue, all or none. An item already there is answered as it
+    is, unchanged: adding is idempotent, and a trace is never in a queue twice."""
+    queue = queue_for(session, actor, queue_id, "write")
+    wanted = list(dict.fromkeys(_resolve(session, actor, queue, refs)))
+    rows = [
+        {
+            "type": "span",
+            "trace_id": trace_id,
+            "span_key": span_key,
+            "datapoint_id": None,
+            "added_by_rules": None,
+            "added_by": actor.principal_id,
+        }
+        for trace_id, span_key in wanted
+    ]
+    if insert_items(session, queue.id, rows):
+        touch_queue(session, queue.id, actor.principal_id)
+    session.flush()
+    existing = _items_at(session, queue.id, wanted)
+    return [existing[key] for key in wanted if key in existing]
+
+
+def remove_items(session: Session, actor: Actor, queue_id: uuid.UUID, span_ids: Sequence[str]) -> None:
+    """Take out the items of these spans (a trace's id takes out its whole-trace item); ids that name
+    nothing in the queue are passed over, so removing twice is harmless."""
+    queue = queue_for(session, actor, queue_id, "write")
+    wanted = sorted(set(span_ids))
+    removed = 0
+    for chunk in in_chunks(wanted):
+        trace_ids = [parsed for ident in chunk if (parsed := parse_uuid(ident))]
+        removed += delete_items(
+            session,
+            queue.id,
+            or_(
+                and_(QueueItem.span_key != WHOLE_TRACE, QueueItem.span_key.in_(chunk)),
+                and_(QueueItem.span_key == WHOLE_TRACE, QueueItem.trace_id.in_(trace_ids)),
+            ),
+        )
+    if removed:
+        touch_queue(session, queue.id, actor.principal_id)
+    session.flush()

@@ -1,0 +1,297 @@
+"""Traces as the reviews surface's /v3 reads show them: a trace, its spans as a tree, a search over
+traces, each with what people and evaluators said about it.
+
+Reading takes the read role in the trace's project. A trace the caller can't see is
+`Trace with id <id> for workspace <workspace id> was not found.`, in the document's wording for spans.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, String, and_, cast, false, func, not_, or_, select, true
+from sqlalchemy.orm import Session
+
+from redline.errors import Invalid, NotFound
+from redline.identity.service import Actor, visible_projects
+from redline.paging import decode_cursor, encode_cursor
+from redline.reviews.said import Said, on_span, said_about
+from redline.reviews.schemas import TraceFilterIn, TraceSearchIn
+from redline.reviews.targets import find_target, span_not_found, trace_id_of
+from redline.traces.models import Agent, Flow, Span, Trace
+from redline.traces.service import readable_trace
+
+DEFAULT_SPAN_LIMIT = 50
+MAX_SPAN_LIMIT = 200
+# Spans in time order, those without a start first on both stores (their NULL order differs), then id.
+SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
+# Deeper than any real call tree; a parent loop in what a tracer sent stops here.
+MAX_DEPTH = 1_000
+
+
+@dataclass
+class TraceView:
+    trace: Trace
+    agent_name: str | None
+    flow_name: str | None
+    root_span_id: str | None
+    said: list[Said] = field(default_factory=list)
+
+
+@dataclass
+class SpanView:
+    span: Span
+    level: int
+    has_children: bool
+    said: list[Said] = field(default_factory=list)
+
+
+def trace_not_found(actor: Actor, ident: object) -> NotFound:
+    return NotFound(
+        "trace", ident, f"Trace with id {ident} for workspace {actor.workspace_id} was not found."
+    )
+
+
+def _trace(session: Session, actor: Actor, trace_ref: str) -> Trace:
+    trace_id = trace_id_of(trace_ref)
+    if trace_id is None:
+        raise trace_not_found(actor, trace_ref)
+    try:
+        return readable_trace(session, actor, trace_id, "read")
+    except NotFound:
+        raise trace_not_found(actor, trace_ref) from None
+
+
+def _views(session: Session, traces: Sequence[Trace]) -> list[TraceView]:
+    """Traces with their producers' names, root spans and what was said, in a few queries for all."""
+    ids = [trace.id for trace in traces]
+    agent_ids = list({t.agent_id for t in traces if t.agent_id})
+    flow_ids = list({t.flow_id for t in traces if t.flow_id})
+    agents = (
+        dict(session.execute(select(Agent.id, Agent.name).where(Agent.id.in_(agent_ids))).all())
+        if agent_ids
+        else {}
+    )
+    flows = (
+        dict(session.execute(select(Flow.id, Flow.name).where(Flow.id.in_(flow_ids))).all())
+        if flow_ids
+        else {}
+    )
+    roots: dict[uuid.UUID, str] = {}
+    if ids:
+        for trace_id, span_id in session.execute(
+            select(Span.trace_id, Span.span_id)
+            .where(Span.trace_id.in_(ids), Span.parent_span_id.is_(None))
+            .order_by(*SPAN_ORDER)
+        ):
+            roots.setdefault(trace_id, span_id)
+    said = said_about(session, ids)
+    return [
+        TraceView(
+            trace,
+            agents.get(trace.agent_id) if trace.agent_id else None,
+            flows.get(trace.flow_id) if trace.flow_id else None,
+            roots.get(trace.id),
+            said.get(trace.id, []),
+        )
+        for trace in traces
+    ]
+
+
+def get_trace(session: Session, actor: Actor, trace_ref: str) -> TraceView:
+    return _views(session, [_trace(session, actor, trace_ref)])[0]
+
+
+# ------------------------------------------------------------------------------------------------- spans
+
+
+def _tree(session: Session, trace_id: uuid.UUID) -> tuple[dict[str, int], set[str]]:
+    """Each span's depth (0 for a root) and which spans have children, from the trace's parent links."""
+    parents: dict[str, str | None] = dict(
+        session.execute(select(Span.span_id, Span.parent_span_id).where(Span.trace_id == trace_id)).all()
+    )
+    with_children = {parent for parent in parents.values() if parent is not None and parent in parents}
+    levels: dict[str, int] = {}
+    for span_id in parents:
+        depth, current = 0, parents[span_id]
+        while current is not None and current in parents and depth < MAX_DEPTH:
+            depth += 1
+            current = parents[current]
+        levels[span_id] = depth
+    return levels, with_children
+
+
+def _span_token(span: Span) -> str:
+    return encode_cursor(span.started_at.isoformat() if span.started_at else "", span.span_id)
+
+
+def _after_token(token: str) -> ColumnElement[bool]:
+    at_text, after = decode_cursor(token, 2)
+    if at_text == "":
+        return or_(and_(Span.started_at.is_(None), Span.span_id > after), Span.started_at.is_not(None))
+    try:
+        at = datetime.fromisoformat(at_text)
+    except ValueError:
+        raise Invalid(
+            f'"{token}" is not a page_token this list gave out.', details={"field": "page_token"}
+        ) from None
+    return or_(Span.started_at > at, and_(Span.started_at == at, Span.span_id > after))
+
+
+def list_spans(
+    session: Session, actor: Actor, trace_ref: str, *, limit: int, page_token: str | None
+) -> tuple[list[SpanView], str | None]:
+    """A page of the trace's spans in time order, and the token of the next page (None on the last)."""
+    if not 1 <= limit <= MAX_SPAN_LIMIT:
+        raise Invalid(f"limit is from 1 to {MAX_SPAN_LIMIT}.", details={"field": "limit"})
+    trace = _trace(session, actor, trace_ref)
+    query = select(Span).where(Span.trace_id == trace.id)
+    if page_token:
+        query = query.where(_after_token(page_token))
+    spans = list(session.scalars(query.order_by(*SPAN_ORDER).limit(limit + 1)))
+    more = len(spans) > limit
+    spans = spans[:limit]
+    levels, with_children = _tree(session, trace.id)
+    said = said_about(session, [trace.id])[trace.id]
+    views = [
+        SpanView(
+            span, levels.get(span.span_id, 0), span.span_id in with_children, on_span(said, span.span_id)
+        )
+        for span in spans
+    ]
+    return views, _span_token(spans[-1]) if more else None
+
+
+def get_span(session: Session, actor: Actor, trace_ref: str, span_key: str) -> SpanView:
+    try:
+        target = find_target(session, actor, trace_ref, span_key, "read")
+    except NotFound:
+        if trace_id_of(trace_ref) is None:
+            raise trace_not_found(actor, trace_ref) from None
+        _trace(session, actor, trace_ref)  # a trace the caller can't see is named as such
+        raise
+    span = target.span
+    if span is None:
+        raise span_not_found(actor, span_key)
+    levels, with_children = _tree(session, target.trace.id)
+    said = said_about(session, [target.trace.id])[target.trace.id]
+    return SpanView(
+        span, levels.get(span.span_id, 0), span.span_id in with_children, on_span(said, span.span_id)
+    )
+
+
+# ------------------------------------------------------------------------------------------------ search
+
+# Fields a filter may name, beside `metadata.<key>`; metadata keys the SDK's examples use by name.
+_COLUMNS: dict[str, Any] = {
+    "status": Trace.status,
+    "agent_version": Trace.agent_version,
+    "external_id": Trace.external_id,
+}
+_METADATA_NAMES = ("identity_id", "session_id", "thread_id")
+FILTER_FIELDS = (
+    "status, agent (or agent.name), agent.id, agent_version, external_id, project_id, trace_id, "
+    "identity_id, session_id, thread_id, metadata.<key>"
+)
+_POSITIVE = ("eq", "in", "=", "==")
+_NEGATIVE = ("neq", "not_in", "ne", "!=")
+
+
+def _metadata_text(key: str) -> ColumnElement[Any]:
+    """A metadata value as text, on both stores: strings as they are, numbers as JSON writes them."""
+    return cast(Trace.meta[key].as_string(), String)
+
+
+def _uuids(values: Sequence[str], name: str) -> list[uuid.UUID]:
+    try:
+        return [uuid.UUID(value) for value in values]
+    except ValueError:
+        raise Invalid(
+            f"filters: {name} takes ids, and one of {values} is not.", details={"field": "filters"}
+        ) from None
+
+
+def _condition(condition: TraceFilterIn) -> ColumnElement[bool]:
+    name, values = condition.field, condition.values
+    if condition.op not in (*_POSITIVE, *_NEGATIVE):
+        raise Invalid(
+            f'filters: the operator "{condition.op}" is not one of eq, in, neq, not_in.',
+            details={"field": "filters"},
+        )
+    matched: ColumnElement[bool]
+    if name in _COLUMNS:
+        matched = _COLUMNS[name].in_(values)
+    elif name in ("agent", "agent.name", "agent_name"):
+        matched = Trace.agent_id.in_(select(Agent.id).where(Agent.name.in_(values)))
+    elif name in ("agent.id", "agent_id"):
+        matched = Trace.agent_id.in_(_uuids(values, name))
+    elif name == "project_id":
+        matched = Trace.project_id.in_(_uuids(values, name))
+    elif name in ("trace_id", "id"):
+        matched = Trace.id.in_(_uuids(values, name))
+    elif name in _METADATA_NAMES or (name.startswith("metadata.") and len(name) > len("metadata.")):
+        key = name.removeprefix("metadata.")
+        matched = _metadata_text(key).in_(values)
+    else:
+        raise Invalid(
+            f'filters: "{name}" is not a field traces are searched by; these are: {FILTER_FIELDS}.',
+            details={"field": "filters"},
+        )
+    if not values:
+        matched = false()
+    return not_(matched) if condition.op in _NEGATIVE else matched
+
+
+def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[TraceView], str | None]:
+    """Traces the actor can read that started in [from, to), newest first unless sorted otherwise."""
+    if body.to <= body.from_:
+        raise Invalid("to must be later than from.", details={"field": "to"})
+    order = "desc"
+    for sort in body.sort or []:
+        if sort.field not in ("started_at", "start_time"):
+            raise Invalid(
+                f'sort: traces are sorted by started_at, not "{sort.field}".', details={"field": "sort"}
+            )
+        order = sort.order
+    project_ids = [project.id for project, _ in visible_projects(session, actor)]
+    query = select(Trace).where(
+        Trace.project_id.in_(project_ids), Trace.started_at >= body.from_, Trace.started_at < body.to
+    )
+    conditions = [_condition(condition) for condition in body.filters or []]
+    if conditions:
+        query = query.where(or_(*conditions) if body.filter_operator == "or" else and_(true(), *conditions))
+    if body.query:
+        text = body.query.lower()
+        query = query.where(
+            or_(
+                func.lower(Trace.title).contains(text, autoescape=True),
+                func.lower(Trace.external_id).contains(text, autoescape=True),
+            )
+        )
+    if body.page_token:
+        at_text, after, token_order = decode_cursor(body.page_token, 3)
+        try:
+            at, after_id = datetime.fromisoformat(at_text), uuid.UUID(after)
+        except ValueError:
+            raise Invalid(
+                f'"{body.page_token}" is not a page_token this search gave out.',
+                details={"field": "page_token"},
+            ) from None
+        if token_order != order:
+            raise Invalid(
+                "page_token: it belongs to a search sorted the other way.", details={"field": "page_token"}
+            )
+        if order == "desc":
+            query = query.where(or_(Trace.started_at < at, and_(Trace.started_at == at, Trace.id < after_id)))
+        else:
+            query = query.where(or_(Trace.started_at > at, and_(Trace.started_at == at, Trace.id > after_id)))
+    keys = (Trace.started_at.desc(), Trace.id.desc()) if order == "desc" else (Trace.started_at, Trace.id)
+    traces = list(session.scalars(query.order_by(*keys).limit(body.limit + 1)))
+    more = len(traces) > body.limit
+    traces = traces[: body.limit]
+    token = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id), order) if more else None
+    return _views(session, traces), token

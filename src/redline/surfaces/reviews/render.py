@@ -1,0 +1,179 @@
+"""Human reviews, annotations, evaluator results and traces as the orq-ai-sdk reads them (snake_case,
+`_id`, ISO times); fields the SDK's models lack (`annotations`, `evaluations`) it ignores."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from redline.annotations.models import Annotation
+from redline.jsonio import iso
+from redline.reviews.models import ReviewKey
+from redline.reviews.said import Said
+from redline.reviews.traceviews import SpanView, TraceView
+from redline.traces.models import Span
+
+# Attributes tracers name a span's provider and model by, first found wins.
+_PROVIDER_ATTRIBUTES = ("provider", "gen_ai.system", "llm.provider")
+_MODEL_ATTRIBUTES = ("model", "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+_USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def review_key_dict(review_key: ReviewKey) -> dict[str, Any]:
+    """§1.5's proposed shape; `option_details` keeps each option's description beside the plain list."""
+    body: dict[str, Any] = {
+        "_id": str(review_key.id),
+        "key": review_key.key,
+        "display_name": review_key.title,
+        "description": review_key.description,
+        "type": review_key.type,
+        "project_id": str(review_key.project_id),
+        "workspace_id": str(review_key.workspace_id),
+        "created": iso(review_key.created_at),
+        "updated": iso(review_key.updated_at),
+    }
+    if review_key.type == "categorical":
+        options = review_key.options or []
+        body["options"] = [option["value"] for option in options]
+        body["option_details"] = options
+        body["multiple"] = review_key.multiple
+    if review_key.type == "range":
+        body["min"] = review_key.min
+        body["max"] = review_key.max
+    return body
+
+
+def _author(annotation: Annotation) -> dict[str, Any]:
+    return {
+        "author_id": str(annotation.author_id) if annotation.author_id else None,
+        "author_name": annotation.author_name,
+        "metadata": annotation.meta or {},
+        "created": iso(annotation.created_at),
+        "updated": iso(annotation.updated_at),
+    }
+
+
+def annotation_dict(annotation: Annotation, span_key: str | None) -> dict[str, Any]:
+    """A human review value, or a correction (then with `parent_annotation_id`)."""
+    body: dict[str, Any] = {
+        "_id": str(annotation.id),
+        "trace_id": str(annotation.trace_id),
+        "span_id": span_key,
+        "key": annotation.key,
+        "value": annotation.value,
+        "explanation": annotation.explanation,
+        "source": annotation.source,
+    }
+    if annotation.parent_id is not None:
+        body["parent_annotation_id"] = str(annotation.parent_id)
+        body["output_type"] = annotation.output_type
+    return {**body, **_author(annotation)}
+
+
+def said_dict(said: Said) -> dict[str, Any]:
+    return annotation_dict(said.annotation, said.span_key)
+
+
+def evaluation_dict(said: Said) -> dict[str, Any]:
+    """An evaluator's result, with the corrections people made of it beside it."""
+    annotation = said.annotation
+    return {
+        "_id": str(annotation.id),
+        "trace_id": str(annotation.trace_id),
+        "span_id": said.span_key,
+        "evaluator": annotation.key,
+        "output_type": annotation.output_type,
+        "value": annotation.value,
+        "explanation": annotation.explanation,
+        "source": annotation.source,
+        "created": iso(annotation.created_at),
+        "updated": iso(annotation.updated_at),
+        "corrections": [said_dict(correction) for correction in said.corrections],
+    }
+
+
+def _reviews(said: list[Said]) -> dict[str, Any]:
+    return {
+        "annotations": [said_dict(item) for item in said if not item.is_evaluation],
+        "evaluations": [evaluation_dict(item) for item in said if item.is_evaluation],
+    }
+
+
+def _duration_ms(started: datetime | None, ended: datetime | None) -> float | None:
+    if started is None or ended is None:
+        return None
+    return (ended - started).total_seconds() * 1000
+
+
+def _text_attribute(attributes: dict[str, Any], names: tuple[str, ...]) -> str | None:
+    for name in names:
+        value = attributes.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _usage(attributes: dict[str, Any]) -> dict[str, int] | None:
+    usage = attributes.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    counts = {
+        name: usage[name]
+        for name in _USAGE_FIELDS
+        if isinstance(usage.get(name), int) and not isinstance(usage.get(name), bool)
+    }
+    return counts or None
+
+
+def _meta_text(meta: dict[str, Any] | None, name: str) -> str | None:
+    value = (meta or {}).get(name)
+    return value if isinstance(value, str) else None
+
+
+def trace_summary(view: TraceView) -> dict[str, Any]:
+    """TraceSummary (§1.7): status is the run's own (completed, failed, …)."""
+    trace = view.trace
+    agent = {"id": str(trace.agent_id), "name": view.agent_name} if trace.agent_id else None
+    return {
+        "object": "trace",
+        "trace_id": str(trace.id),
+        "root_span_id": view.root_span_id,
+        "name": trace.title or view.agent_name or view.flow_name or trace.external_id,
+        "status": trace.status,
+        "started_at": iso(trace.started_at),
+        "ended_at": iso(trace.ended_at),
+        "duration_ms": _duration_ms(trace.started_at, trace.ended_at),
+        "project_id": str(trace.project_id),
+        "identity_id": _meta_text(trace.meta, "identity_id"),
+        "session_id": _meta_text(trace.meta, "session_id"),
+        "thread_id": _meta_text(trace.meta, "thread_id"),
+        "agent": agent,
+        "external_id": trace.external_id,
+        "agent_version": trace.agent_version,
+        "metadata": trace.meta or {},
+        **_reviews(view.said),
+    }
+
+
+def span_summary(view: SpanView) -> dict[str, Any]:
+    """SpanSummary (§1.7): `type` is `span.<kind>`, provider and model read from the attributes."""
+    span: Span = view.span
+    attributes = span.attributes or {}
+    return {
+        "object": "span",
+        "trace_id": str(span.trace_id),
+        "span_id": span.span_id,
+        "parent_span_id": span.parent_span_id,
+        "name": span.name,
+        "type": f"span.{span.kind}" if span.kind else "span",
+        "status": _text_attribute(attributes, ("status",)),
+        "started_at": iso(span.started_at),
+        "ended_at": iso(span.ended_at),
+        "duration_ms": _duration_ms(span.started_at, span.ended_at),
+        "provider": _text_attribute(attributes, _PROVIDER_ATTRIBUTES),
+        "model": _text_attribute(attributes, _MODEL_ATTRIBUTES),
+        "usage": _usage(attributes),
+        "level": view.level,
+        "has_children": view.has_children,
+        **_reviews(view.said),
+    }
