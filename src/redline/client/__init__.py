@@ -10,7 +10,9 @@ SQLAlchemy or FastAPI:
         for summary in client.runs.list(project_id, status=["failed", "cancelled"]):
             ...
 
-Answers are plain dicts, camelCase as on the wire; errors are `RedlineError` subclasses.
+Corrections (`client.corrections`, `client.test_runs`) and the audit log (`client.audit_events`) are
+in docs/api-corrections.md. Answers are plain dicts, camelCase as on the wire; errors are
+`RedlineError` subclasses.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 import httpx
 
 from redline.client._http import Http, json_object
+from redline.client.audit import AuditEvents
+from redline.client.corrections import Corrections, TestRuns
 from redline.client.errors import (
     AuthError,
     ConflictError,
@@ -31,6 +35,7 @@ from redline.client.errors import (
     ServerError,
 )
 from redline.client.resources import (
+    Agents,
     Annotations,
     Members,
     Page,
@@ -64,6 +69,11 @@ class Client:
     deployed agent needs no configuration code. `transport` swaps the network for another httpx
     transport (a mock in tests, an ASGI app in-process). Close it, or use it as a context manager, to
     release its connections.
+
+    Requests sent under an Idempotency-Key (those that make or change corrections and test runs) are
+    sent again, up to `max_retries` times, when the connection fails or the server answers 429, 502,
+    503 or 504: the server answers a repeated key as it did the first time, so nothing is done twice.
+    Other requests are sent once.
     """
 
     def __init__(
@@ -73,6 +83,7 @@ class Client:
         token: str | None = None,
         timeout: float = 30.0,
         transport: httpx.BaseTransport | None = None,
+        max_retries: int = 2,
     ) -> None:
         base_url = base_url or os.environ.get(URL_VARIABLE) or None
         token = token or os.environ.get(TOKEN_VARIABLE) or None
@@ -82,7 +93,9 @@ class Client:
             )
         if token is None:
             raise ValueError(f"No token: pass token=, or set {TOKEN_VARIABLE} to a Redline API token.")
-        self._http = Http(base_url, token, timeout=timeout, transport=transport)
+        if max_retries < 0:
+            raise ValueError("max_retries is 0 or more.")
+        self._http = Http(base_url, token, timeout=timeout, transport=transport, max_retries=max_retries)
         self.projects = Projects(self._http)
         self.users = Users(self._http)
         self.tokens = Tokens(self._http)
@@ -91,6 +104,10 @@ class Client:
         self.traces = Traces(self._http)
         self.annotations = Annotations(self._http)
         self.reward_models = RewardModels(self._http)
+        self.agents = Agents(self._http)
+        self.corrections = Corrections(self._http)
+        self.test_runs = TestRuns(self._http)
+        self.audit_events = AuditEvents(self._http)
 
     @property
     def base_url(self) -> str:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import time
 from collections.abc import Iterator, Mapping, Sequence
+from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
@@ -46,6 +48,13 @@ _RM_CODES = {
 
 # How much of an unrecognised body goes into the message: enough to tell a proxy page from a crash.
 _BODY_EXCERPT = 200
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+# Answers that say "not now" rather than "no": a request under an Idempotency-Key is sent again on them,
+# since the server answers a repeat of a key as it answered the first, without doing the work twice.
+_RETRY_STATUSES = frozenset({429, 502, 503, 504})
+# The pause before the first resend; it doubles for each one after.
+_RETRY_PAUSE_S = 0.25
 
 
 def client_version() -> str:
@@ -130,12 +139,56 @@ def _clean_params(params: Params | None) -> dict[str, str | int]:
     return clean
 
 
+class ByteStream:
+    """An answer's body as it arrives, in chunks of bytes, for downloads too big to hold (an export).
+
+    The request has already been answered with success when you get one, so errors are raised by the
+    call that made it, not in the middle of iterating. Iterate it once, to the end, or close it (or use
+    it as a context manager) to give the connection back early.
+    """
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+
+    @property
+    def content_type(self) -> str:
+        """The answer's media type, such as `text/csv; charset=utf-8` or `application/jsonl`."""
+        return str(self._response.headers.get("content-type", ""))
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self._response.iter_bytes()
+        finally:
+            self._response.close()
+
+    def close(self) -> None:
+        self._response.close()
+
+    def __enter__(self) -> ByteStream:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
 class Http:
     """An httpx client bound to one server and one token; owns the connection pool until closed."""
 
     def __init__(
-        self, base_url: str, token: str, *, timeout: float, transport: httpx.BaseTransport | None
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout: float,
+        transport: httpx.BaseTransport | None,
+        max_retries: int = 0,
     ) -> None:
+        self._max_retries = max_retries
         self._client = httpx.Client(
             base_url=base_url.rstrip("/"),
             headers={
@@ -151,9 +204,36 @@ class Http:
     def base_url(self) -> str:
         return str(self._client.base_url).rstrip("/")
 
-    def request(self, method: str, path: str, *, json: Any = None, params: Params | None = None) -> Any:
-        """The decoded JSON answer (None for an empty one); raises a RedlineError for any non-2xx."""
-        response = self._client.request(method, path, json=json, params=_clean_params(params))
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Params | None = None,
+        idempotency_key: str | None = None,
+    ) -> Any:
+        """The decoded JSON answer (None for an empty one); raises a RedlineError for any non-2xx.
+
+        With an `idempotency_key` the request is safe to repeat, so a lost connection, a timeout or a
+        429/502/503/504 sends it again, up to `max_retries` times, under the same key.
+        """
+        headers = {IDEMPOTENCY_HEADER: idempotency_key} if idempotency_key is not None else None
+        resends = self._max_retries if idempotency_key is not None else 0
+        for attempt in range(resends + 1):
+            last = attempt == resends
+            try:
+                response = self._client.request(
+                    method, path, json=json, params=_clean_params(params), headers=headers
+                )
+            except httpx.TransportError:
+                if last:
+                    raise
+                time.sleep(_RETRY_PAUSE_S * 2**attempt)
+                continue
+            if last or response.status_code not in _RETRY_STATUSES:
+                break
+            time.sleep(_RETRY_PAUSE_S * 2**attempt)
         if not response.is_success:
             raise error_from_response(response)
         if response.status_code == 204 or not response.content:
@@ -178,6 +258,20 @@ class Http:
             for line in response.iter_lines():
                 if line.strip():
                     yield json_object(json.loads(line), "an exported line")
+
+    def download(self, path: str, *, params: Params | None = None, accept: str = "*/*") -> ByteStream:
+        """A streamed answer's body as bytes, after checking it is a success (errors raise here)."""
+        request = self._client.build_request(
+            "GET", path, params=_clean_params(params), headers={"Accept": accept}
+        )
+        response = self._client.send(request, stream=True)
+        if not response.is_success:
+            try:
+                response.read()
+            finally:
+                response.close()
+            raise error_from_response(response)
+        return ByteStream(response)
 
     def close(self) -> None:
         self._client.close()

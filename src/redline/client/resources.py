@@ -14,7 +14,7 @@ from typing import Any
 from redline.client._http import Http, Params, json_object, segment
 from redline.client.errors import ServerError
 
-__all__ = ["Members", "Page", "Projects", "Runs", "Tokens", "Users"]
+__all__ = ["Agents", "Members", "Page", "Projects", "Runs", "Tokens", "Users"]
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -72,6 +72,16 @@ class Projects:
     def create(self, name: str) -> dict[str, Any]:
         """A new project; ConflictError if the name is taken in the workspace."""
         return json_object(self._http.request("POST", "/v1/projects", json={"name": name}), "a project")
+
+    def update(self, project_id: str, *, sort_end_user_corrections: bool) -> dict[str, Any]:
+        """Change a project's settings (project admins); answers the project with its settings.
+
+        `sort_end_user_corrections`: whether end users' corrections (those with a `participantId`) are
+        sorted on save like everyone's, rather than waiting open and unsorted for a person to sort them.
+        """
+        body = {"sortEndUserCorrections": sort_end_user_corrections}
+        path = f"/v1/projects/{segment(project_id)}"
+        return json_object(self._http.request("PATCH", path, json=body), "a project")
 
 
 class Users:
@@ -225,6 +235,39 @@ class Runs:
             "until": _time(until),
             "limit": limit,
         }
+
+
+class Agents:
+    """Agents of a project: the version each pins, and the tools each version declares."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def list(self, project_id: str) -> list[dict[str, Any]]:
+        """The agents that have sent runs to the project, by name, each with its `pinnedVersion` if any."""
+        answer = json_object(
+            self._http.request("GET", f"/v1/projects/{segment(project_id)}/agents"), "agents"
+        )
+        return [json_object(item, "an agent") for item in answer.get("data") or []]
+
+    def pin(self, agent_id: str, version: str | None) -> dict[str, Any]:
+        """Pin the version the agent's runs use when they name none; None unpins."""
+        path = f"/v1/agents/{segment(agent_id)}"
+        return json_object(self._http.request("PATCH", path, json={"pinnedVersion": version}), "an agent")
+
+    def declare_tools(self, agent_id: str, version: str, tools: Sequence[str]) -> dict[str, Any]:
+        """Declare the tools a version may call, replacing what it declared (publish role).
+
+        From then on a correction of a run of that version may name only these tools in `should_call`
+        and `must_not_call`; a version that declared nothing accepts any tool.
+        """
+        path = f"/v1/agents/{segment(agent_id)}/versions/{segment(version)}"
+        return json_object(self._http.request("PUT", path, json={"tools": list(tools)}), "a version")
+
+    def declared_tools(self, agent_id: str, version: str) -> dict[str, Any]:
+        """What the version declared: `{agentId, version, tools, updatedAt}`; NotFoundError if nothing."""
+        path = f"/v1/agents/{segment(agent_id)}/versions/{segment(version)}"
+        return json_object(self._http.request("GET", path), "a version")
 
 
 RM = "/api/v1/rm"
