@@ -12,9 +12,11 @@ POST /v1/runs/batch (`ingest.py`'s runs), then:
 3. pairs: `redline.learning.pairs.rating_pairs(session, trace_ids, max_pairs)` over every trace, in this
    process against the same store, with Python's default cyclic GC and again with the one
    `redline serve` sets; then POST /api/v1/rm/reward-models with the same trace ids;
-4. creates: --creates POST /api/v1/rm/traces/{id}/annotations one after another from one client, then
-   as many again from --clients threads, each with its own httpx.Client; then as many GET /healthz
-   from as many clients, the floor of what this server process and these clients do at all.
+4. creates: --creates POST /api/v1/rm/traces/{id}/annotations one after another over one connection,
+   then as many again over --clients connections at once; then as many GET /healthz over as many,
+   the floor of what the server and this client do at all. --client light (default) is `_load.py`,
+   keep-alive connections on one asyncio loop; --client httpx, a thread per connection with its own
+   httpx.Client. --workers N starts `redline serve --workers N`.
 
 Request bodies and seeded rows come from random.Random, so two invocations send the same bytes.
 
@@ -37,7 +39,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -48,7 +50,9 @@ import orjson
 import psutil
 from sqlalchemy import Table, func, select, text
 
+from _load import CONNECT_PAUSE_SECONDS, Target, raw_request, send_all
 from _server import (
+    BENCH_TOKEN,
     DEFAULT_POSTGRES_URL,
     MIB,
     REDLINE,
@@ -500,10 +504,22 @@ def create_requests(corpus: Corpus, count: int, seed_value: int) -> list[tuple[s
     return requests
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds a process has used so far, all its threads together."""
-    times = psutil.Process(pid).cpu_times()
+def _own_cpu_seconds() -> float:
+    """The bench process's own CPU seconds so far (not its children: the server is one)."""
+    times = psutil.Process().cpu_times()
     return float(times.user + times.system)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a process and its children (a server's workers) have used so far,
+    all their threads together."""
+    process = psutil.Process(pid)
+    total = 0.0
+    for member in [process, *process.children(recursive=True)]:
+        with suppress(psutil.NoSuchProcess):
+            times = member.cpu_times()
+            total += times.user + times.system
+    return total
 
 
 def _send_all(
@@ -519,19 +535,46 @@ def _send_all(
             raise RuntimeError(f"{path} answered {response.status_code}: {response.text[:500]}")
 
 
+def _send_light(
+    server: Server, requests: Sequence[tuple[str, bytes | None]], clients: int
+) -> tuple[list[float], float]:
+    """The requests through `_load.py`'s client: `clients` keep-alive connections on one asyncio loop."""
+    url = httpx.URL(server.base_url)
+    target = Target(url.host, url.port or 80, BENCH_TOKEN)
+    raw = [raw_request(target, "GET" if body is None else "POST", path, body) for path, body in requests]
+    return send_all(target, raw, clients)
+
+
 def bench_requests(
-    store: Store, server: Server, requests: Sequence[tuple[str, bytes | None]], clients: int, measure: str
+    store: Store,
+    server: Server,
+    requests: Sequence[tuple[str, bytes | None]],
+    clients: int,
+    measure: str,
+    client_kind: str,
 ) -> Figure:
-    """The requests from `clients` threads, each with its own client and its share of the requests,
-    released together; wall time from the release to the last answer."""
+    """The requests from `clients` clients, each with its share of the requests, released together; wall
+    time from the release to the last answer. `client_kind` "light" is `_load.py` (one asyncio loop,
+    bytes made before the clock); "httpx" is a thread per client, each with its own httpx.Client."""
+    if client_kind == "light":
+        server_cpu, client_cpu = _cpu_seconds(server.pid), _own_cpu_seconds()
+        every, seconds = _send_light(server, requests, clients)
+        server_cpu, client_cpu = _cpu_seconds(server.pid) - server_cpu, _own_cpu_seconds() - client_cpu
+        return _request_figure(store, measure, every, seconds, server_cpu, client_cpu, client_kind)
     shares = [requests[number::clients] for number in range(clients)]
     latencies: list[list[float]] = [[] for _ in range(clients)]
     errors: list[BaseException] = []
     ready = threading.Barrier(clients + 1)
 
+    opening = threading.Lock()
+
     def worker(number: int) -> None:
         with server.client() as client:
-            client.get("/healthz")  # the connection is open before the clock starts
+            # The connection is open before the clock starts; one at a time, as in `_load.py`, so the
+            # connections spread over a server's workers.
+            with opening:
+                client.get("/healthz")
+                time.sleep(CONNECT_PAUSE_SECONDS)
             ready.wait()
             try:
                 _send_all(client, shares[number], latencies[number])
@@ -542,15 +585,27 @@ def bench_requests(
     for thread in threads:
         thread.start()
     ready.wait()
-    server_cpu, client_cpu = _cpu_seconds(server.pid), _cpu_seconds(os.getpid())
+    server_cpu, client_cpu = _cpu_seconds(server.pid), _own_cpu_seconds()
     started = time.perf_counter()
     for thread in threads:
         thread.join()
     seconds = time.perf_counter() - started
-    server_cpu, client_cpu = _cpu_seconds(server.pid) - server_cpu, _cpu_seconds(os.getpid()) - client_cpu
+    server_cpu, client_cpu = _cpu_seconds(server.pid) - server_cpu, _own_cpu_seconds() - client_cpu
     if errors:
         raise RuntimeError(f"{len(errors)} client(s) failed; the first: {errors[0]}")
     every = [latency for share in latencies for latency in share]
+    return _request_figure(store, measure, every, seconds, server_cpu, client_cpu, client_kind)
+
+
+def _request_figure(
+    store: Store,
+    measure: str,
+    every: list[float],
+    seconds: float,
+    server_cpu: float,
+    client_cpu: float,
+    client_kind: str,
+) -> Figure:
     p50, p99 = _latency_figures(every)
     return Figure(
         store=store.kind,
@@ -561,14 +616,16 @@ def bench_requests(
         p50_ms=p50,
         p99_ms=p99,
         note=f"CPU per request: server {server_cpu / len(every) * 1000:.2f} ms, "
-        f"clients {client_cpu / len(every) * 1000:.2f} ms",
+        f"{client_kind} client {client_cpu / len(every) * 1000:.2f} ms",
     )
 
 
-def bench_creates(store: Store, server: Server, requests: list[tuple[str, bytes]], clients: int) -> Figure:
+def bench_creates(
+    store: Store, server: Server, requests: list[tuple[str, bytes]], clients: int, client_kind: str
+) -> Figure:
     """POST /traces/{id}/annotations from `clients` clients; the target applies to the concurrent run."""
     figure = bench_requests(
-        store, server, requests, clients, f"create, {clients} client{'s' if clients > 1 else ''}"
+        store, server, requests, clients, f"create, {clients} client{'s' if clients > 1 else ''}", client_kind
     )
     if clients > 1:
         figure.target = f">= {TARGET_CREATES_PER_SECOND:.0f} req/s"
@@ -576,11 +633,11 @@ def bench_creates(store: Store, server: Server, requests: list[tuple[str, bytes]
     return figure
 
 
-def bench_floor(store: Store, server: Server, count: int, clients: int) -> Figure:
+def bench_floor(store: Store, server: Server, count: int, clients: int, client_kind: str) -> Figure:
     """GET /healthz from as many clients: no token, no store, a sync handler like the creates'. What
-    the server process, uvicorn and these clients can do at all on this machine, for scale."""
+    the server's processes, uvicorn and these clients can do at all on this machine, for scale."""
     figure = bench_requests(
-        store, server, [("/healthz", None)] * count, clients, f"GET /healthz, {clients} clients"
+        store, server, [("/healthz", None)] * count, clients, f"GET /healthz, {clients} clients", client_kind
     )
     figure.note = f"floor: no auth, no store; {figure.note}"
     return figure
@@ -598,7 +655,7 @@ def bench_store(
     figures: list[Figure] = []
     db = Database(make_engine(store.url))
     try:
-        with serve(store, work / f"serve-{store.kind}.log") as server:
+        with serve(store, work / f"serve-{store.kind}.log", args.workers) as server:
             started = time.perf_counter()
             corpus = ingest(server, runs, db)
             print(
@@ -624,12 +681,16 @@ def bench_store(
                 )
             if "creates" in args.parts:
                 print(f"{store.kind}: creates, 1 client ...", file=log)
-                figures.append(bench_creates(store, server, create_requests(corpus, args.creates, 2), 1))
+                figures.append(
+                    bench_creates(store, server, create_requests(corpus, args.creates, 2), 1, args.client)
+                )
                 print(f"{store.kind}: creates, {args.clients} clients ...", file=log)
                 figures.append(
-                    bench_creates(store, server, create_requests(corpus, args.creates, 3), args.clients)
+                    bench_creates(
+                        store, server, create_requests(corpus, args.creates, 3), args.clients, args.client
+                    )
                 )
-                figures.append(bench_floor(store, server, args.creates, args.clients))
+                figures.append(bench_floor(store, server, args.creates, args.clients, args.client))
             stored = annotation_count(db)
     finally:
         db.dispose()
@@ -704,6 +765,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--store", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument(
+        "--workers", type=int, default=1, help="server processes: `redline serve --workers N` (default 1)"
+    )
+    parser.add_argument(
+        "--client",
+        choices=["light", "httpx"],
+        default="light",
+        help="the creates' client: light (_load.py, one asyncio loop) or httpx (a thread per client)",
+    )
+    parser.add_argument(
         "--postgres-url", default=DEFAULT_POSTGRES_URL, help="admin URL; the bench db is made there"
     )
     parser.add_argument(
@@ -718,8 +788,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.parts = [part.strip() for part in args.parts.split(",") if part.strip()]
     if unknown := set(args.parts) - set(PARTS):
         parser.error(f"unknown --parts {', '.join(sorted(unknown))}")
-    if min(args.traces, args.steps, args.seeded, args.creates, args.clients, args.repeat) < 1:
-        parser.error("--traces, --steps, --seeded, --creates, --clients and --repeat must be at least 1")
+    if min(args.traces, args.steps, args.seeded, args.creates, args.clients, args.repeat, args.workers) < 1:
+        parser.error(
+            "--traces, --steps, --seeded, --creates, --clients, --repeat and --workers must be at least 1"
+        )
     if args.steps < 3:
         parser.error("--steps must be at least 3 (a system prompt, a question, a reply to rate)")
     return args

@@ -48,7 +48,7 @@ from annotations import (
 from ingest import make_runs
 from profile_batch import profile_table
 from redline.annotations import service as annotation_service
-from redline.annotations.export import export_line
+from redline.annotations.export import export_chunks, export_line
 from redline.annotations.schemas import AnnotationIn
 from redline.app import create_app
 from redline.cli.context import tune_gc_for_bulk_work
@@ -186,8 +186,8 @@ def _profile(title: str, profiler: cProfile.Profile, count: int, top: int) -> No
 
 def create_pieces(db: Database, requests: list[tuple[str, bytes]]) -> dict[str, float]:
     """One create's pieces, in a request's order, called directly: the body's validation, the bearer
-    check, then inside `db.write()`: the service's create (readable_trace, the step, the INSERT by
-    flush), the answer, the COMMIT. Seconds in all, per piece."""
+    check, then inside `db.write()`: the service's create (_writable_trace, the step, the Core INSERT),
+    the answer, the COMMIT. Seconds in all, per piece."""
     pieces: dict[str, float] = {}
 
     def piece(name: str, call: Callable[..., T], *args: Any) -> T:
@@ -200,7 +200,7 @@ def create_pieces(db: Database, requests: list[tuple[str, bytes]]) -> dict[str, 
         return JSONBody(annotation_dict(annotation)).body
 
     with (
-        timed_functions(annotation_service, ["readable_trace", "_step_of"]) as spent,
+        timed_functions(annotation_service, ["_writable_trace", "_step_of"]) as spent,
         SqlMeter(db) as meter,
     ):
         for path, body in requests:
@@ -215,7 +215,7 @@ def create_pieces(db: Database, requests: list[tuple[str, bytes]]) -> dict[str, 
             )
             piece("annotation_dict + JSONBody", answer, created)
             piece("COMMIT (and BEGIN IMMEDIATE, sent lazily)", transaction.__exit__, None, None, None)
-    pieces["  of which readable_trace"] = spent["readable_trace"]
+    pieces["  of which _writable_trace"] = spent["_writable_trace"]
     pieces["  of which _step_of"] = spent["_step_of"]
     pieces["  all driver time (every statement)"] = meter.seconds
     return pieces
@@ -336,7 +336,7 @@ def bench_export(db: Database, top: int) -> None:
     pieces: dict[str, float] = {}
     with db.read() as session, SqlMeter(db) as meter:
         started = time.perf_counter()
-        rows = list(annotation_service.iter_export(session, actor))
+        rows = [row for page in annotation_service.iter_export(session, actor) for row in page]
         pieces["iter_export (queries + rows)"] = time.perf_counter() - started
         pieces["  of which inside the driver"] = meter.seconds
         count = len(rows)
@@ -347,6 +347,9 @@ def bench_export(db: Database, top: int) -> None:
         for line in lines:
             dumps(line)
         pieces["dumps (orjson)"] = time.perf_counter() - started
+        started = time.perf_counter()
+        count = sum(chunk.count(b"\n") for chunk in export_chunks(session, actor))
+        pieces["export_chunks (what both exports run)"] = time.perf_counter() - started
     del rows, lines
     print(f"\nthe export's pieces, {count:,} rows, {meter.statements} statements, no profiler")
     print(f"  {'piece':<44}{'s':>8}{'rows/s':>12}")

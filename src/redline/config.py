@@ -37,6 +37,12 @@ class Settings(BaseSettings):
         "and kept in the database, so every process sharing the database uses the same one.",
     )
     log_level: LogLevel = Field("info", description="Least severe log level written.")
+    workers: int = Field(
+        1,
+        ge=1,
+        description="Server processes `redline serve` starts, sharing the port. One process uses about "
+        "one core (Python runs one thread at a time); more serve more requests at once on more cores.",
+    )
     max_body_bytes: int = Field(
         20 * MIB, gt=0, description="Largest request body accepted, in bytes; larger ones answer 413."
     )

@@ -9,9 +9,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import httpx
+import psutil
+
+from tests.samples import make_run
 
 TOKEN_LINE = re.compile(r"Admin token \(shown once, keep it safe\): (\S+)")
 
@@ -24,8 +28,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(database_url: str, *args: str) -> Iterator[tuple[str, list[str]]]:
-    """Run `redline serve` until the block ends; yields its base URL and the lines it printed so far."""
+def serving(database_url: str, *args: str) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
+    """Run `redline serve` until the block ends; yields its base URL, the lines it printed so far and
+    the process."""
     port = _free_port()
     env = {
         **os.environ,
@@ -58,7 +63,7 @@ def serving(database_url: str, *args: str) -> Iterator[tuple[str, list[str]]]:
                     break
             except httpx.TransportError:
                 time.sleep(0.1)
-        yield base, lines
+        yield base, lines, process
     finally:
         process.terminate()
         process.wait(timeout=20)
@@ -67,7 +72,7 @@ def serving(database_url: str, *args: str) -> Iterator[tuple[str, list[str]]]:
 
 
 def test_serve_first_start_then_restart(database_url: str) -> None:
-    with serving(database_url, "--demo") as (base, lines):
+    with serving(database_url, "--demo") as (base, lines, _):
         output = "".join(lines)
         assert f"Store: {database_url}" in output
         match = TOKEN_LINE.search(output)
@@ -78,6 +83,43 @@ def test_serve_first_start_then_restart(database_url: str) -> None:
         runs = httpx.get(f"{base}/v1/runs", params={"limit": 200}, headers=headers).json()
         assert len(runs["data"]) == 200
         assert httpx.get(f"{base}/v1/runs").status_code == 401
-    with serving(database_url) as (base, lines):
+    with serving(database_url) as (base, lines, _):
         assert "Admin token" not in "".join(lines)
         assert httpx.get(f"{base}/v1/me", headers=headers).status_code == 200
+
+
+def _spawned_workers(process: subprocess.Popen[str]) -> int:
+    """How many uvicorn worker processes `redline serve` runs (multiprocessing's spawned children)."""
+    children = psutil.Process(process.pid).children()
+    return sum("multiprocessing.spawn" in " ".join(child.cmdline()) for child in children)
+
+
+def test_serve_with_workers_shares_one_port_and_every_write_lands(database_url: str) -> None:
+    """Two worker processes on one port; creates from several connections at once all land once each
+    (on SQLite, the processes queue for the write lock)."""
+    with serving(database_url, "--workers", "2") as (base, lines, process):
+        output = "".join(lines)
+        assert "2 worker processes" in output
+        match = TOKEN_LINE.search(output)
+        assert match, output
+        assert _spawned_workers(process) == 2
+        headers = {"Authorization": f"Bearer {match.group(1)}"}
+        project = httpx.get(f"{base}/v1/projects", headers=headers).json()["data"][0]["id"]
+        made = httpx.post(f"{base}/v1/runs", json=make_run(project), headers=headers)
+        assert made.status_code == 201, made.text
+        path = f"{base}/api/v1/rm/traces/{made.json()['id']}/annotations"
+
+        def post(number: int) -> list[int]:
+            with httpx.Client(headers=headers) as client:
+                return [
+                    client.post(path, json={"rating": 1, "comment": f"{number}-{i}"}).status_code
+                    for i in range(10)
+                ]
+
+        with ThreadPoolExecutor(4) as pool:
+            statuses = [status for batch in pool.map(post, range(4)) for status in batch]
+        assert statuses == [200] * 40
+        listed = httpx.get(path, headers=headers).json()
+        assert sorted(annotation["comment"] for annotation in listed) == sorted(
+            f"{number}-{i}" for number in range(4) for i in range(10)
+        )

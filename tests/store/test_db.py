@@ -159,3 +159,25 @@ def test_drift_is_found_when_the_schema_and_the_models_disagree(database_url: st
     result = CliRunner().invoke(cli, ["--database-url", database_url, "db", "check", "--in-place"])
     assert result.exit_code == 1
     assert "difference(s) between the models and the migrations" in result.output
+
+
+def test_a_refused_write_inside_another_leaves_the_store_writable(tmp_path: object) -> None:
+    """The in-process turn of SQLite writers never outlives a write, even one SQLite refused."""
+    engine = make_engine(f"sqlite:///{tmp_path}/turn.db", sqlite_busy_timeout_ms=50)
+    database = Database(engine)
+    migrate.upgrade(engine)
+    with database.write() as first:
+        first.execute(text("SELECT 1"))
+        with pytest.raises(Exception, match="locked"), database.write() as second:
+            second.execute(text("SELECT 1"))
+    # Were the turn still taken, every later writer would wait out the busy timeout first.
+    assert database._write_turn is not None
+    assert not database._write_turn._lock.locked()
+    errors = run_at_once(lambda _: _write_once(database), threads=3)
+    assert errors == []
+    engine.dispose()
+
+
+def _write_once(database: Database) -> None:
+    with database.write() as session:
+        session.execute(text("SELECT 1"))

@@ -150,3 +150,31 @@ def test_racing_retries_under_one_key_make_one_correction(harness: Harness) -> N
 
     assert run_at_once(retry, threads=4) == []
     assert len({answer["id"] for answer in answers}) == 1
+
+
+def test_corrections_moving_opposite_ways_at_once_all_succeed(harness: Harness) -> None:
+    """Two callers moving corrections open → being-fixed and back, over and over, never deadlock on
+    the counts they both change, and the counts end right."""
+    made = [_correction(harness, answer="wrong", why="x") for _ in range(2)]
+    # One starts being fixed, so the two move in opposite directions on every step.
+    harness.client.patch(
+        f"/v1/corrections/{made[1]['id']}",
+        json={"status": "being-fixed", "link": "ir-1"},
+        headers=harness.admin,
+    )
+    statuses: list[int] = []
+
+    def toggle(number: int) -> None:
+        correction = made[number]["id"]
+        for step in range(20):
+            forward = (step + number) % 2 == 0
+            body = {"status": "being-fixed", "link": "ir-1"} if forward else {"status": "open"}
+            answer = harness.client.patch(f"/v1/corrections/{correction}", json=body, headers=harness.admin)
+            statuses.append(answer.status_code)
+
+    assert run_at_once(toggle, threads=2) == []
+    assert set(statuses) == {200}
+    counts = harness.client.get(
+        f"/v1/corrections/counts?scopeKind=project&scopeId={harness.project_id}", headers=harness.admin
+    ).json()
+    assert counts["open"] + counts["beingFixed"] == 2

@@ -6,22 +6,23 @@ Every refusal is the document's sentence; the rm surface answers it as a 422.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, TypeAlias, cast
 
-from sqlalchemy import and_, case, func, select, tuple_
+from sqlalchemy import Table, and_, bindparam, case, func, insert, null, select, tuple_
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.db import utcnow
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.models import Project
-from redline.identity.service import Actor, project_role, visible_projects
+from redline.identity.service import Actor, check_role, project_role, visible_projects
 from redline.traces.models import Step, Trace
 from redline.traces.service import readable_trace
+from redline.wiretext import stored, time_text, uuid_text
 
 NEEDS_RATING_OR_COMMENT = "an annotation needs a rating, a comment, or both"
 SYSTEM_STEP_RATED = "system steps can be commented on but not rated"
@@ -42,20 +43,13 @@ class TraceCounts:
     label_errors: int = 0
 
 
-class ExportRow(Protocol):
-    """One annotation as the export reads it: its own fields plus where it is (trace and step)."""
-
-    id: uuid.UUID
-    trace_id: uuid.UUID
-    trace_external_id: str | None
-    step_index: int | None
-    rating: int | None
-    comment: str | None
-    quote: dict[str, Any] | None
-    label_error: bool
-    label_error_note: str | None
-    author_name: str
-    created_at: datetime
+# One annotation as the export reads it: the values of its line in the document's order (trace_id,
+# trace_external_id, step_index, rating, comment, quote, label_error, label_error_note, author,
+# created_at; the trace id and the time already the wire's text), then its place in the keyset. A plain
+# row read by position: by name, the ten lookups cost more than making the line (bench/README.md).
+ExportRow: TypeAlias = Sequence[Any]
+# Renders a whole line in SQL from those ten values, for a store that can (see `export.py`).
+LineSQL: TypeAlias = Callable[[Sequence[ColumnElement[Any]]], ColumnElement[str]]
 
 
 # ------------------------------------------------------------------------------------------------ quotes
@@ -114,14 +108,47 @@ def resolve_quote(content: str, quote: QuoteIn) -> tuple[int, int]:
 # ------------------------------------------------------------------------------------------------ create
 
 
-def _step_of(session: Session, trace: Trace, step_id: uuid.UUID) -> Step:
-    step = session.get(Step, step_id)
-    if step is None or step.trace_id != trace.id:
+@dataclass(frozen=True)
+class _StepFacts:
+    """What a create needs of a step: whose it is, its role, and its text only when a quote needs it."""
+
+    id: uuid.UUID
+    role: str
+    content: str | None
+
+
+# A create is the API's most frequent write (bench/README.md): its statements are built once, read only
+# what the rules need, and the row goes in through Core, not the ORM's unit of work.
+_PROJECT_OF_TRACE = (
+    select(Project).join(Trace, Trace.project_id == Project.id).where(Trace.id == bindparam("trace_id"))
+)
+_STEP = select(Step.trace_id, Step.role, null()).where(Step.id == bindparam("step_id"))
+_STEP_WITH_CONTENT = select(Step.trace_id, Step.role, Step.content).where(Step.id == bindparam("step_id"))
+_INSERT = insert(cast(Table, Annotation.__table__))
+
+
+def _writable_trace(session: Session, actor: Actor, trace_id: uuid.UUID) -> uuid.UUID:
+    """`readable_trace(…, "write")` without loading the trace: only its project is read (a create
+    doesn't need the trace's input and output, which are most of its row), in the same one query."""
+    project = session.scalar(_PROJECT_OF_TRACE, {"trace_id": trace_id})
+    if project is None:
+        raise NotFound("run", trace_id)
+    try:
+        check_role(session, actor, project, "write")
+    except NotFound:
+        raise NotFound("run", trace_id) from None
+    return trace_id
+
+
+def _step_of(session: Session, trace_id: uuid.UUID, step_id: uuid.UUID, with_content: bool) -> _StepFacts:
+    query = _STEP_WITH_CONTENT if with_content else _STEP
+    found = session.connection().execute(query, {"step_id": step_id}).first()
+    if found is None or found[0] != trace_id:
         raise Invalid(STEP_NOT_IN_TRACE, details={"field": "step_id"})
-    return step
+    return _StepFacts(step_id, found[1], found[2])
 
 
-def _check_rules(rating: int | None, comment: str | None, step: Step | None) -> None:
+def _check_rules(rating: int | None, comment: str | None, step: Step | _StepFacts | None) -> None:
     if rating is None and not comment:
         raise Invalid(NEEDS_RATING_OR_COMMENT, details={"field": "rating"})
     if rating is not None and step is not None and step.role == "system":
@@ -129,33 +156,49 @@ def _check_rules(rating: int | None, comment: str | None, step: Step | None) -> 
 
 
 def create(session: Session, actor: Actor, trace_id: uuid.UUID, body: AnnotationIn) -> Annotation:
-    """Store one annotation by the actor; the trace must be one it may write to."""
-    trace = readable_trace(session, actor, trace_id, "write")
-    step = _step_of(session, trace, body.step_id) if body.step_id is not None else None
+    """Store one annotation by the actor; the trace must be one it may write to.
+
+    The row is inserted with Core; the Annotation answered carries every column's value but is not in
+    the session (load it with `session.get` to change it in the same transaction).
+    """
+    trace_id = _writable_trace(session, actor, trace_id)
+    step = (
+        _step_of(session, trace_id, body.step_id, with_content=body.quote is not None)
+        if body.step_id is not None
+        else None
+    )
     _check_rules(body.rating, body.comment, step)
     quote: dict[str, Any] | None = None
     if body.quote is not None:
         if step is None:
             raise Invalid(QUOTE_NEEDS_STEP, details={"field": "quote"})
-        start, end = resolve_quote(step.content, body.quote)
+        start, end = resolve_quote(step.content or "", body.quote)
         quote = {**body.quote.model_dump(), "start": start, "end": end}
     now = utcnow()
-    annotation = Annotation(
-        id=uuid.uuid4(),
-        trace_id=trace.id,
-        step_id=step.id if step else None,
-        rating=body.rating,
-        comment=body.comment or None,
-        quote=quote,
-        label_error=False,
-        author_id=actor.principal_id,
-        author_name=actor.name,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(annotation)
-    session.flush()
-    return annotation
+    row: dict[str, Any] = {
+        "id": uuid.uuid4(),
+        "trace_id": trace_id,
+        "step_id": step.id if step else None,
+        "span_id": None,
+        "rating": body.rating,
+        "comment": body.comment or None,
+        "quote": quote,
+        "label_error": False,
+        "label_error_note": None,
+        "key": None,
+        "value": None,
+        "explanation": None,
+        "source": "human",
+        "output_type": None,
+        "parent_id": None,
+        "metadata": None,
+        "author_id": actor.principal_id,
+        "author_name": actor.name,
+        "created_at": now,
+        "updated_at": now,
+    }
+    session.connection().execute(_INSERT, row)
+    return Annotation(**{("meta" if name == "metadata" else name): value for name, value in row.items()})
 
 
 # -------------------------------------------------------------------------------------------------- read
@@ -193,45 +236,56 @@ def counts(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, 
     return {row[0]: TraceCounts(int(row[1]), int(row[2]), int(row[3]), int(row[4])) for row in rows}
 
 
-def iter_export(session: Session, actor: Actor, chunk: int = EXPORT_CHUNK) -> Iterator[ExportRow]:
-    """Every annotation the actor can read, oldest first, flagged included, a page of `chunk` at a time,
+def iter_export(
+    session: Session, actor: Actor, chunk: int = EXPORT_CHUNK, line: LineSQL | None = None
+) -> Iterator[Sequence[ExportRow]]:
+    """Every annotation the actor can read, oldest first, flagged included, in pages of `chunk` rows,
     so memory stays the same however many there are.
 
     Each page is one index range scan: a row-value keyset on (created_at, id). Rows are plain, not ORM
-    objects: an export only reads.
+    objects (`ExportRow`): an export only reads. `trace_id` and `created_at` come out of the store as
+    the wire's text (`wiretext`), and the keyset as stored: building a UUID and a datetime per row only
+    to print them again was most of an export's time (bench/README.md). Given `line`, the store
+    renders each line itself and a row is (its text, then the keyset).
     """
+    connection = session.connection()
+    dialect = connection.dialect.name
     project_ids = [project.id for project, _ in visible_projects(session, actor)]
     # A correlated EXISTS, not `trace_id IN (…)`: given an IN list, SQLite drives from the trace_id index
     # and sorts every annotation on each page; this way each page is one walk along (created_at, id).
     readable = (
         select(Trace.id).where(Trace.id == Annotation.trace_id, Trace.project_id.in_(project_ids)).exists()
     )
-    columns = (
-        Annotation.id,
-        Annotation.trace_id,
+    key = (stored(Annotation.created_at, dialect), stored(Annotation.id, dialect))
+    # The line's values in the document's order (`ExportRow`).
+    values: list[ColumnElement[Any]] = [
+        uuid_text(Annotation.trace_id, dialect).label("trace_id"),
         select(Trace.external_id)
         .where(Trace.id == Annotation.trace_id)
         .scalar_subquery()
         .label("trace_external_id"),
         select(Step.index).where(Step.id == Annotation.step_id).scalar_subquery().label("step_index"),
-        Annotation.rating,
-        Annotation.comment,
-        Annotation.quote,
-        Annotation.label_error,
-        Annotation.label_error_note,
-        Annotation.author_name,
-        Annotation.created_at,
-    )
-    last: tuple[datetime, uuid.UUID] | None = None
+        Annotation.rating.expression,
+        Annotation.comment.expression,
+        Annotation.quote.expression,
+        Annotation.label_error.expression,
+        Annotation.label_error_note.expression,
+        Annotation.author_name.expression,
+        time_text(Annotation.created_at, dialect).label("created_at"),
+    ]
+    columns = [line(values).label("line")] if line is not None else values
+    columns += [key[0].label("key_created_at"), key[1].label("key_id")]
+    last: tuple[Any, Any] | None = None
     while True:
         query = select(*columns).where(readable)
         if last is not None:
-            query = query.where(tuple_(Annotation.created_at, Annotation.id) > tuple_(*last))
-        rows = session.execute(query.order_by(Annotation.created_at, Annotation.id).limit(chunk)).all()
+            query = query.where(tuple_(*key) > tuple_(*last))
+        # Through the connection: Core rows, without the ORM's per-row pass over them.
+        rows = connection.execute(query.order_by(Annotation.created_at, Annotation.id).limit(chunk)).all()
         if not rows:
             return
-        yield from rows
-        last = (rows[-1].created_at, rows[-1].id)
+        yield rows
+        last = (rows[-1].key_created_at, rows[-1].key_id)
 
 
 # ---------------------------------------------------------------------------------------- change, delete

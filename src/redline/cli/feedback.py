@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from redline.annotations import service as annotation_service
-from redline.annotations.export import export_line
+from redline.annotations.export import export_chunks
 from redline.cli.context import CliContext, fail, pass_context, tune_gc_for_bulk_work
 from redline.errors import RedlineError
 from redline.identity import service as identity
@@ -39,9 +38,9 @@ def export_annotations(context: CliContext, output: Path | None) -> None:
     count = 0
     try:
         with db.read() as session, click.open_file(str(output) if output else "-", "wb") as sink:
-            for row in annotation_service.iter_export(session, identity.operator(session)):
-                sink.write(dumps(export_line(row)) + b"\n")
-                count += 1
+            for chunk in export_chunks(session, identity.operator(session)):
+                sink.write(chunk)
+                count += chunk.count(b"\n")
     except RedlineError as error:
         raise fail(error) from error
     if output:

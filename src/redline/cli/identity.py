@@ -171,6 +171,25 @@ def list_projects(context: CliContext) -> None:
     _table(rows, ("ID", "NAME", "CREATED"))
 
 
+@projects.command("set")
+@click.argument("project")
+@click.option(
+    "--sort-end-user-corrections/--no-sort-end-user-corrections",
+    default=None,
+    help="Sort end users' corrections on save like everyone's, or leave them open and unsorted.",
+)
+@pass_context
+def set_project(context: CliContext, project: str, sort_end_user_corrections: bool | None) -> None:
+    """Change the settings of PROJECT (a name or id)."""
+    if sort_end_user_corrections is None:
+        raise click.UsageError("Nothing to set: give --sort-end-user-corrections or its --no- form.")
+    with _as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        identity.set_sort_end_user_corrections(session, actor, target.id, sort_end_user_corrections)
+        how = "sorts" if sort_end_user_corrections else "doesn't sort"
+        click.echo(f"{target.name} {how} its end users' corrections on save.")
+
+
 # ------------------------------------------------------------------------------------------------ members
 
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import logging
-
 import click
-import uvicorn
 
 from redline import __version__
-from redline.app import create_app
+from redline.cli import corrections, feedback, serving, transfer
+from redline.cli import datasets as dataset_commands
 from redline.cli import db as db_commands
-from redline.cli import feedback, transfer
 from redline.cli import identity as identity_commands
-from redline.cli.context import CliContext, fail, pass_context, shown_url, tune_gc_for_bulk_work
+from redline.cli import queues as queue_commands
+from redline.cli import reviews as review_commands
+from redline.cli.context import CliContext, fail, pass_context, shown_url
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.traces import service as traces
@@ -63,20 +62,30 @@ def _seed_demo(context: CliContext, project: str | None, count: int) -> None:
 @click.option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), help="[env REDLINE_LOG_LEVEL]"
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Server processes sharing the port [env REDLINE_WORKERS; default 1].",
+)
 @click.option("--demo", is_flag=True, help="Seed the default project with the demo runs before serving.")
 @pass_context
-def serve(context: CliContext, host: str | None, port: int | None, log_level: str | None, demo: bool) -> None:
+def serve(
+    context: CliContext,
+    host: str | None,
+    port: int | None,
+    log_level: str | None,
+    workers: int | None,
+    demo: bool,
+) -> None:
     """Migrate the store, make the first workspace and admin if there are none, and serve the API."""
-    settings = context.settings(host=host, port=port, log_level=log_level)
+    settings = context.settings(host=host, port=port, log_level=log_level, workers=workers)
     click.echo(f"Store: {shown_url(settings.database_url)}")
     context.ready_database()
     if demo:
         _seed_demo(context, None, 200)
-    configure_logging(settings.log_level)
-    app = create_app(settings, context.database())
-    tune_gc_for_bulk_work()
-    click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs)")
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+    processes = f", {settings.workers} worker processes" if settings.workers > 1 else ""
+    click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs{processes})")
+    serving.run(settings, context.database())
 
 
 @cli.command()
@@ -100,16 +109,10 @@ cli.add_command(transfer.import_runs)
 cli.add_command(transfer.export)
 cli.add_command(feedback.annotations_group)
 cli.add_command(feedback.pairs_group)
-
-
-def configure_logging(level: str) -> None:
-    """Redline's own log lines (errors with their request id) to standard error, as uvicorn's are."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger = logging.getLogger("redline")
-    logger.handlers[:] = [handler]
-    logger.setLevel(level.upper())
-    logger.propagate = False
+cli.add_command(corrections.corrections)
+cli.add_command(review_commands.reviews_group)
+cli.add_command(queue_commands.queues_group)
+cli.add_command(dataset_commands.datasets_group)
 
 
 def main() -> None:

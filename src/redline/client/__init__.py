@@ -11,8 +11,10 @@ SQLAlchemy or FastAPI:
             ...
 
 Corrections (`client.corrections`, `client.test_runs`) and the audit log (`client.audit_events`) are
-in docs/api-corrections.md. Answers are plain dicts, camelCase as on the wire; errors are
-`RedlineError` subclasses.
+in docs/api-corrections.md; human reviews and span annotations (`client.human_reviews`,
+`client.span_annotations`) in docs/api-reviews.md; annotation queues and datasets (`client.queues`,
+`client.datasets`) in docs/api-queues-datasets.md. Answers are plain dicts as on the wire (camelCase on
+/v1, snake_case on the reviews surface); errors are `RedlineError` subclasses.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import httpx
 from redline.client._http import Http, json_object
 from redline.client.audit import AuditEvents
 from redline.client.corrections import Corrections, TestRuns
+from redline.client.datasets import Datasets
 from redline.client.errors import (
     AuthError,
     ConflictError,
@@ -34,6 +37,7 @@ from redline.client.errors import (
     RedlineError,
     ServerError,
 )
+from redline.client.queues import Queues
 from redline.client.resources import (
     Agents,
     Annotations,
@@ -46,6 +50,7 @@ from redline.client.resources import (
     Traces,
     Users,
 )
+from redline.client.reviews import HumanReviews, SpanAnnotations
 
 __all__ = [
     "AuthError",
@@ -108,6 +113,10 @@ class Client:
         self.corrections = Corrections(self._http)
         self.test_runs = TestRuns(self._http)
         self.audit_events = AuditEvents(self._http)
+        self.human_reviews = HumanReviews(self._http)
+        self.span_annotations = SpanAnnotations(self._http)
+        self.queues = Queues(self._http)
+        self.datasets = Datasets(self._http)
 
     @property
     def base_url(self) -> str:

@@ -46,6 +46,10 @@ _RM_CODES = {
     422: "bad-input",
 }
 
+# The reviews surface's errors carry the HTTP status as their code (orq-ai-sdk's ErrorResponse); these
+# stand in for a reason, as for the rm surface.
+_REVIEWS_CODES = {**_RM_CODES, 400: "bad-input", 409: "conflict"}
+
 # How much of an unrecognised body goes into the message: enough to tell a proxy page from a crash.
 _BODY_EXCERPT = 200
 
@@ -89,6 +93,14 @@ def _request_id(response: httpx.Response, body: Mapping[str, Any] | None) -> str
     return response.headers.get("x-request-id") or None
 
 
+def _is_reviews_error(decoded: Any) -> bool:
+    """`{"message": str, "code": int}`: the status as the code tells it from any other surface's body."""
+    if not isinstance(decoded, dict) or not isinstance(decoded.get("message"), str):
+        return False
+    code = decoded.get("code")
+    return isinstance(code, int) and not isinstance(code, bool)
+
+
 def error_from_response(response: httpx.Response) -> RedlineError:
     """The exception for a non-2xx answer; anything that isn't Redline's error envelope is a ServerError."""
     status = response.status_code
@@ -103,6 +115,14 @@ def error_from_response(response: httpx.Response) -> RedlineError:
             decoded["detail"],
             status=status,
             code=_RM_CODES.get(status, f"http-{status}"),
+            request_id=_request_id(response, None),
+        )
+    if _is_reviews_error(decoded):
+        # The reviews surface's envelope, `{"message": sentence, "code": status}` (/v2 and /v3).
+        return _ERROR_BY_STATUS.get(status, ServerError)(
+            decoded["message"],
+            status=status,
+            code=_REVIEWS_CODES.get(status, f"http-{status}"),
             request_id=_request_id(response, None),
         )
     if not isinstance(envelope, dict) or not isinstance(envelope.get("message"), str):

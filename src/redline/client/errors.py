@@ -4,6 +4,9 @@ Every error the server answers carries `{"error": {code, message, details?, requ
 chosen by HTTP status so callers can catch "not found" or "not allowed" without parsing codes, while
 `code` keeps the server's precise reason (`run-not-found`, `auth-invalid`, `project-name-taken`) and
 `request_id` is what to quote when asking an operator to find the request in the server's log.
+The rm surface's `{"detail"}` and the reviews surface's `{"message", "code": <status>}` carry no reason,
+so their errors get a stand-in code by status (`bad-input`, `resource-not-found`, `conflict`, ...) and
+keep the server's sentence as their message.
 
 Network failures (refused connection, timeout) are not wrapped: they stay httpx's `TransportError`,
 because they say nothing about what the server thinks of the request.

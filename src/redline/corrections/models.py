@@ -23,10 +23,17 @@ class Correction(Base):
     __table_args__ = (
         # One live correction per person per run; superseded rows have no key, and NULLs never clash.
         UniqueConstraint("run_id", "live_key"),
-        # The list's order within a project, and within an agent (its most common filter).
+        # The list's order (newest first) within a project, and within each filter that narrows it to a
+        # few rows of a project's many: each is walked from its newest end, so a first page (and an
+        # export's next page) reads about the rows it returns (`service.filtered` names them to SQLite).
         Index("ix_corrections_project_created", "project_id", "created_at", "id"),
         Index("ix_corrections_agent_created", "agent_id", "created_at", "id"),
+        Index("ix_corrections_agent_version_created", "agent_id", "agent_version", "created_at", "id"),
         Index("ix_corrections_flow_created", "flow_id", "created_at", "id"),
+        Index("ix_corrections_run_created", "run_id", "created_at", "id"),
+        Index("ix_corrections_group_created", "corrector_group_id", "created_at", "id"),
+        Index("ix_corrections_participant_created", "participant_id", "created_at", "id"),
+        Index("ix_corrections_made_by_created", "made_by_id", "created_at", "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
@@ -46,7 +53,7 @@ class Correction(Base):
     why: Mapped[str | None] = mapped_column(Text)
 
     # Corrector groups arrive with their own issue; the group and the expert mark are decided on save.
-    corrector_group_id: Mapped[uuid.UUID | None] = mapped_column(index=True)
+    corrector_group_id: Mapped[uuid.UUID | None] = mapped_column()
     expert: Mapped[bool] = mapped_column(Boolean, default=False)
     made_by_kind: Mapped[str] = mapped_column(String(16))
     made_by_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id"))

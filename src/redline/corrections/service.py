@@ -7,14 +7,21 @@ log and to the tallies in that same transaction.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Select, false, or_, select, tuple_
+from sqlalchemy import Row, Select, false, or_, select, tuple_
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from redline.audit import service as audit
 from redline.corrections import rules, tallies, workflow
+from redline.corrections.export import export_columns, keyset_columns
 from redline.corrections.models import Correction
 from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionIn
 from redline.db import new_id, utcnow
@@ -26,7 +33,7 @@ from redline.traces.models import AgentVersion, Trace
 from redline.traces.service import readable_trace
 
 NOT_FIXED = "not-fixed"
-EXPORT_CHUNK = 1000
+EXPORT_CHUNK = 5000
 SOURCES = ("experts", "end-users", "all")
 
 
@@ -131,12 +138,12 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
     if earlier is not None:
         earlier.live_key = None
         earlier.superseded_by = correction.id
-        tallies.count_in(session, earlier, earlier.status, -1)
         # The old row must give up its key before the new one takes it.
         session.flush()
     session.add(correction)
     session.flush()
-    tallies.count_in(session, correction, correction.status, +1)
+    replaced = [(earlier, earlier.status, -1)] if earlier is not None else []
+    tallies.add(session, [*replaced, (correction, correction.status, +1)])
     return correction
 
 
@@ -211,23 +218,63 @@ def readable_project_ids(session: Session, actor: Actor, project_id: uuid.UUID |
     return [project.id for project, _ in visible_projects(session, actor)]
 
 
+class _Unindexed(ColumnElement[Any]):
+    """A column SQLite must not look rows up by: `+column` there (the same value, no index), the column
+    itself elsewhere."""
+
+    inherit_cache = True
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]  # noqa: RUF012 (SQLAlchemy's)
+
+    def __init__(self, column: ColumnElement[Any]):
+        self.column = column
+        self.type = column.type
+
+
+@compiles(_Unindexed)
+def _unindexed(element: _Unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)
+
+
+@compiles(_Unindexed, "sqlite")
+def _unindexed_sqlite(element: _Unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return "+" + compiler.process(element.column, **kw)
+
+
+def _equalities(actor: Actor, filters: CorrectionFilters) -> list[tuple[ColumnElement[Any], object]]:
+    """The filters that pick rows by one value, the most selective first; each has an index on
+    (column, created_at, id), so the first one present can be walked newest first."""
+    made_by = actor.principal_id if filters.made_by_me else None
+    return [
+        (Correction.run_id.expression, filters.run_id),
+        (Correction.participant_id.expression, filters.participant_id),
+        (Correction.made_by_id.expression, made_by),
+        (Correction.corrector_group_id.expression, filters.corrector_group_id),
+        (Correction.agent_id.expression, filters.agent_id),
+        (Correction.flow_id.expression, filters.flow_id),
+    ]
+
+
 def filtered(actor: Actor, project_ids: list[uuid.UUID], filters: CorrectionFilters) -> Select[Correction]:
-    """Live corrections (not replaced) in these projects that the filters match, in no order yet."""
+    """Live corrections (not replaced) in these projects that the filters match, in no order yet.
+
+    Only the most selective of the project and the one-value filters is left for SQLite to look rows up
+    by (`_equalities`); the others are checked on the rows it finds. SQLite has no statistics to plan
+    with here (nothing runs ANALYZE), and given an equality on the project and one on the run it would
+    as soon walk the project's whole index as the run's few rows. PostgreSQL plans the same either way.
+    """
+    equalities = [(column, value) for column, value in _equalities(actor, filters) if value is not None]
+    if filters.made_by_me and actor.principal_id is None:
+        equalities.append((Correction.made_by_id.expression, None))
+    project: ColumnElement[Any] = Correction.project_id.expression
     query = select(Correction).where(
-        Correction.project_id.in_(project_ids), Correction.superseded_by.is_(None)
+        (_Unindexed(project) if equalities else project).in_(project_ids), Correction.superseded_by.is_(None)
     )
     if len(project_ids) == 0:
         query = query.where(false())
-    for column, value in (
-        (Correction.run_id, filters.run_id),
-        (Correction.agent_id, filters.agent_id),
-        (Correction.agent_version, filters.agent_version),
-        (Correction.flow_id, filters.flow_id),
-        (Correction.corrector_group_id, filters.corrector_group_id),
-        (Correction.participant_id, filters.participant_id),
-    ):
-        if value is not None:
-            query = query.where(column == value)
+    for number, (column, value) in enumerate(equalities):
+        query = query.where((column if number == 0 else _Unindexed(column)) == value)
+    if filters.agent_version is not None:
+        query = query.where(Correction.agent_version == filters.agent_version)
     if filters.statuses:
         query = query.where(Correction.status.in_(filters.statuses))
     else:
@@ -240,9 +287,8 @@ def filtered(actor: Actor, project_ids: list[uuid.UUID], filters: CorrectionFilt
     if filters.source == "experts":
         query = query.where(Correction.expert.is_(True))
     elif filters.source == "end-users":
-        query = query.where(Correction.participant_id.is_not(None), Correction.expert.is_(False))
-    if filters.made_by_me:
-        query = query.where(Correction.made_by_id == actor.principal_id)
+        query = query.where(_Unindexed(Correction.participant_id.expression).is_not(None))
+        query = query.where(Correction.expert.is_(False))
     if filters.since is not None:
         query = query.where(Correction.created_at >= filters.since)
     if filters.until is not None:
@@ -273,18 +319,25 @@ def export_page(
     session: Session,
     actor: Actor,
     filters: CorrectionFilters,
-    after: tuple[datetime, uuid.UUID] | None,
+    after: tuple[Any, Any] | None,
     *,
     chunk: int = EXPORT_CHUNK,
-) -> list[Correction]:
-    """The next `chunk` matches after `after`, newest first: an export reads these one short
-    transaction at a time, so a slow client holds no transaction open. Access is checked on each."""
+) -> Sequence[Row[Any]]:
+    """The next `chunk` matches after `after` (an `export.export_keyset`), newest first: an export reads
+    these one short transaction at a time, so a slow client holds no transaction open. Access is
+    checked on each.
+
+    Rows are plain (`export.export_columns`), read through the connection: an export only reads, and
+    building ORM objects, UUIDs and datetimes per row only to print them again was most of its time.
+    Each page is one walk down an index from the keyset (a row value, usable as an index range).
+    """
+    dialect = session.get_bind().dialect.name
     query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters)
+    query = query.with_only_columns(*export_columns(dialect))
     if after is not None:
-        query = query.where(tuple_(Correction.created_at, Correction.id) < tuple_(*after))
-    return list(
-        session.scalars(query.order_by(Correction.created_at.desc(), Correction.id.desc()).limit(chunk))
-    )
+        query = query.where(tuple_(*keyset_columns(dialect)) < tuple_(*after))
+    order = (Correction.created_at.desc(), Correction.id.desc())
+    return session.connection().execute(query.order_by(*order).limit(chunk)).all()
 
 
 def counts(

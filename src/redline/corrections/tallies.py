@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections import defaultdict
+from collections.abc import Iterable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -25,17 +27,28 @@ def _keys(correction: Correction) -> list[str]:
     return keys
 
 
-def count_in(session: Session, correction: Correction, status: str, delta: int) -> None:
-    """Add `delta` corrections of `status` to the correction's project and to its agent or flow."""
-    table = CorrectionTally.__table__
-    rows = [{"scope_key": key, "status": status, "count": delta} for key in _keys(correction)]
-    add_to_counts(session, table, "count", rows)  # type: ignore[arg-type]
+def add(session: Session, changes: Iterable[tuple[Correction, str, int]]) -> None:
+    """Add each (correction, status, delta) to its project's and its agent's or flow's counts.
+
+    The rows are changed in one sorted order, whatever the order of `changes`: two transactions moving
+    corrections opposite ways (open → with-owner and back) would otherwise lock the same rows in opposite
+    orders and deadlock on PostgreSQL.
+    """
+    deltas: dict[tuple[str, str], int] = defaultdict(int)
+    for correction, status, delta in changes:
+        for key in _keys(correction):
+            deltas[(key, status)] += delta
+    rows = [
+        {"scope_key": key, "status": status, "count": delta}
+        for (key, status), delta in sorted(deltas.items())
+        if delta != 0
+    ]
+    add_to_counts(session, CorrectionTally.__table__, "count", rows)  # type: ignore[arg-type]
 
 
 def moved(session: Session, correction: Correction, old_status: str) -> None:
     if old_status != correction.status:
-        count_in(session, correction, old_status, -1)
-        count_in(session, correction, correction.status, +1)
+        add(session, [(correction, old_status, -1), (correction, correction.status, +1)])
 
 
 def read(session: Session, key: str) -> dict[str, int]:

@@ -2,8 +2,10 @@
 
 The totals are the queue's own counters (kept by `items.py`); the next or previous item is one index
 seek on (queue_id, seq), or on (queue_id, reviewed_at, seq) for the next unreviewed one; the position is
-a count over (queue_id, seq) from whichever end of the queue is nearer, so at most half the queue's
-index entries. On SQLite a 100,000-item queue answers in a few milliseconds (docs/api-queues-datasets.md).
+arithmetic while the queue has no gaps (items are numbered in the order they came, so a queue nothing
+was taken out of is numbered without holes), and otherwise a count over (queue_id, seq) from whichever
+end of the queue is nearer, so at most half the queue's index entries. On SQLite a 100,000-item queue
+answers in a few milliseconds either way (bench/README.md, "Reviews").
 """
 
 from __future__ import annotations
@@ -47,7 +49,11 @@ def place_of(session: Session, queue: Queue, item: QueueItem | None) -> Place:
     in_queue = QueueItem.queue_id == queue.id
     first = session.scalar(select(func.min(QueueItem.seq)).where(in_queue)) or item.seq
     last = session.scalar(select(func.max(QueueItem.seq)).where(in_queue)) or item.seq
-    if item.seq - first <= last - item.seq:
+    if last - first + 1 == total:
+        # No gaps (nothing taken out between the ends): seqs are unique per queue, so as many items as
+        # the span of seqs means every seq in it is there, and the position is arithmetic.
+        position = item.seq - first + 1
+    elif item.seq - first <= last - item.seq:
         position = _count(session, queue.id, QueueItem.seq <= item.seq)
     else:
         position = total - _count(session, queue.id, QueueItem.seq > item.seq)

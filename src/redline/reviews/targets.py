@@ -10,11 +10,12 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from redline.errors import NotFound
-from redline.identity.service import Actor, ProjectRole
+from redline.identity.models import Project
+from redline.identity.service import Actor, ProjectRole, check_role
 from redline.traces.models import Span, Trace
 from redline.traces.service import readable_trace
 
@@ -70,6 +71,15 @@ def find_target(
     trace_id = trace_id_of(trace_ref)
     if trace_id is None:
         raise span_not_found(actor, span_key)
+    if span_key != "":
+        found = _span_with_trace(session, trace_id, span_key, lock=lock)
+        if found is not None:
+            try:
+                check_role(session, actor, found[1], needed)
+            except NotFound:
+                raise span_not_found(actor, span_key) from None
+            return Target(found[0], found[2])
+        # No such span, or no such trace: the steps below tell a refusal for the role from a miss.
     try:
         trace = readable_trace(session, actor, trace_id, needed)
     except NotFound:
@@ -83,6 +93,21 @@ def find_target(
     if span is None:
         raise span_not_found(actor, span_key)
     return Target(trace, span)
+
+
+def _span_with_trace(
+    session: Session, trace_id: uuid.UUID, span_key: str, *, lock: bool
+) -> tuple[Trace, Project, Span] | None:
+    """The span with its trace and project in one query: every annotation request starts here, and
+    two queries (the trace with its project, then the span) were a sixth of its time (bench/README.md)."""
+    query = (
+        select(Trace, Project, Span)
+        .join(Project, Project.id == Trace.project_id)
+        .join(Span, and_(Span.trace_id == Trace.id, Span.span_id == span_key))
+        .where(Trace.id == trace_id)
+    )
+    row = session.execute(query.with_for_update(of=Span) if lock else query).first()
+    return None if row is None else (row[0], row[1], row[2])
 
 
 def linked_log(session: Session, target: Target, *, lock: bool = False) -> Target | None:

@@ -14,7 +14,9 @@ from redline.identity.service import Actor
 bearer = HTTPBearer(auto_error=False, description="A Redline token: `Authorization: Bearer <token>`.")
 
 
-def database(request: Request) -> Database:
+async def database(request: Request) -> Database:
+    """The app's database. Async because it only reads app state: FastAPI runs a sync dependency in a
+    worker thread, a hop that cost a request more than this whole function (bench/README.md)."""
     db: Database = request.app.state.database
     return db
 
@@ -24,7 +26,7 @@ def current_actor(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Actor:
     """The actor behind the bearer token; 401 (in the surface's shape) without a valid one."""
-    db = database(request)
+    db: Database = request.app.state.database
     with db.read() as session:
         actor, due = identity.authenticate(session, credentials.credentials if credentials else None)
     if due and actor.token_id is not None:

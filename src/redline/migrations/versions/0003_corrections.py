@@ -186,12 +186,24 @@ def upgrade() -> None:
     with op.batch_alter_table("corrections", schema=None) as batch_op:
         batch_op.create_index("ix_corrections_agent_created", ["agent_id", "created_at", "id"], unique=False)
         batch_op.create_index(
-            batch_op.f("ix_corrections_corrector_group_id"), ["corrector_group_id"], unique=False
+            "ix_corrections_agent_version_created",
+            ["agent_id", "agent_version", "created_at", "id"],
+            unique=False,
+        )
+        batch_op.create_index(
+            "ix_corrections_group_created", ["corrector_group_id", "created_at", "id"], unique=False
         )
         batch_op.create_index("ix_corrections_flow_created", ["flow_id", "created_at", "id"], unique=False)
         batch_op.create_index(
+            "ix_corrections_made_by_created", ["made_by_id", "created_at", "id"], unique=False
+        )
+        batch_op.create_index(
+            "ix_corrections_participant_created", ["participant_id", "created_at", "id"], unique=False
+        )
+        batch_op.create_index(
             "ix_corrections_project_created", ["project_id", "created_at", "id"], unique=False
         )
+        batch_op.create_index("ix_corrections_run_created", ["run_id", "created_at", "id"], unique=False)
 
     with op.batch_alter_table("projects", schema=None) as batch_op:
         batch_op.add_column(
@@ -204,9 +216,13 @@ def downgrade() -> None:
         batch_op.drop_column("sort_end_user_corrections")
 
     with op.batch_alter_table("corrections", schema=None) as batch_op:
+        batch_op.drop_index("ix_corrections_run_created")
         batch_op.drop_index("ix_corrections_project_created")
+        batch_op.drop_index("ix_corrections_participant_created")
+        batch_op.drop_index("ix_corrections_made_by_created")
         batch_op.drop_index("ix_corrections_flow_created")
-        batch_op.drop_index(batch_op.f("ix_corrections_corrector_group_id"))
+        batch_op.drop_index("ix_corrections_group_created")
+        batch_op.drop_index("ix_corrections_agent_version_created")
         batch_op.drop_index("ix_corrections_agent_created")
 
     op.drop_table("corrections")

@@ -3,18 +3,28 @@ export recorded in the audit log before the first row and when the stream ends, 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Depends, Query
 from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
-from redline.audit import service as audit
+from redline.corrections import exportlog
 from redline.corrections import service as corrections
-from redline.corrections.export import FORMATS, MEDIA_TYPES, csv_chunk, csv_header, jsonl_chunk
-from redline.db import Database, new_id
+from redline.corrections.export import (
+    FORMATS,
+    MEDIA_TYPES,
+    csv_chunk,
+    csv_header,
+    export_keyset,
+    jsonl_chunk,
+    stores_json_text,
+)
+from redline.db import Database
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.service import Actor, require_project_role
 from redline.surfaces.auth import current_actor, database
@@ -26,16 +36,8 @@ router = APIRouter(prefix="/v1", tags=["corrections"], responses=ERROR_RESPONSES
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
-
-
-def _described(filters: corrections.CorrectionFilters) -> dict[str, Any]:
-    """The filters as the audit event records them: only those set."""
-    described: dict[str, Any] = {}
-    for name, value in vars(filters).items():
-        if value in (None, (), False) or (name == "source" and value == "all"):
-            continue
-        described[name] = [str(v) for v in value] if isinstance(value, tuple) else str(value)
-    return described
+# Export rows (`corrections.export_page`) to the bytes of one format.
+Encoder = Callable[[Sequence[Sequence[Any]]], bytes]
 
 
 @router.get(
@@ -61,7 +63,6 @@ def export_corrections(
     if format not in FORMATS:
         raise Invalid(f'format: "{format}" is not one of {", ".join(FORMATS)}.', details={"field": "format"})
     filters = replace(filters, agent_id=agent).checked()
-    export_id = str(new_id())
     with db.write() as session:
         if filters.project_id is not None:
             try:
@@ -72,25 +73,40 @@ def export_corrections(
                     details={"projectId": str(filters.project_id)},
                 ) from None
         # Written before the first row: an export that can't be recorded is a 500 and sends nothing.
-        audit.record(
-            session,
-            actor,
-            "corrections-export-started",
-            {"exportId": export_id, "filters": _described(filters), "format": format},
-            project_id=filters.project_id,
-        )
-    encode = jsonl_chunk if format == "jsonl" else csv_chunk
+        export_id = exportlog.started(session, actor, filters, format)
+    json_text = stores_json_text(db.dialect_name)
+    encode = partial(jsonl_chunk if format == "jsonl" else csv_chunk, json_text=json_text)
     chunks = _stream(
         db, actor, filters, encode, header=csv_header() if format == "csv" else b"", export_id=export_id
     )
-    return StreamingResponse(chunks, media_type=MEDIA_TYPES[format])
+    return _ClosingStreamingResponse(chunks, media_type=MEDIA_TYPES[format])
+
+
+class _ClosingStreamingResponse(StreamingResponse):
+    """Closes its stream however the response ends, so the export's closing audit event is written then.
+
+    uvicorn (ASGI spec 2.3) has Starlette cancel the stream when the client leaves, which runs its
+    `finally`. Under a spec 2.4 server Starlette instead lets `send`'s error end the response and
+    abandons the stream unclosed: its `finally` would wait for the generator to be garbage-collected,
+    possibly for a cyclic collection, which `redline serve` makes rare (`tune_gc_for_bulk_work`).
+    Closing a finished stream does nothing.
+    """
+
+    body_iterator: AsyncGenerator[bytes, None]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.body_iterator.aclose()
 
 
 async def _stream(
     db: Database,
     actor: Actor,
     filters: corrections.CorrectionFilters,
-    encode: Callable[[list[Any]], bytes],
+    encode: Encoder,
     *,
     header: bytes,
     export_id: str,
@@ -117,17 +133,16 @@ async def _stream(
 
 
 def _pages(
-    db: Database, actor: Actor, filters: corrections.CorrectionFilters, encode: Callable[[list[Any]], bytes]
+    db: Database, actor: Actor, filters: corrections.CorrectionFilters, encode: Encoder
 ) -> Iterator[tuple[int, bytes]]:
     after = None
     while True:
         with db.read() as session:
             page = corrections.export_page(session, actor, filters, after)
-            if not page:
-                return
-            data = encode(page)
-            after = (page[-1].created_at, page[-1].id)
-        yield len(page), data
+        if not page:
+            return
+        after = export_keyset(page[-1])
+        yield len(page), encode(page)
 
 
 def _record_end(
@@ -139,10 +154,4 @@ def _record_end(
     outcome: str,
 ) -> None:
     with db.write() as session:
-        audit.record(
-            session,
-            actor,
-            "corrections-exported",
-            {"exportId": export_id, "rows": rows, "outcome": outcome},
-            project_id=filters.project_id,
-        )
+        exportlog.ended(session, actor, filters, export_id, rows, outcome)

@@ -14,11 +14,10 @@ from fastapi import APIRouter, Depends
 from starlette.responses import Response, StreamingResponse
 
 from redline.annotations import service as annotation_service
-from redline.annotations.export import export_line
+from redline.annotations.export import export_chunks
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity.service import Actor
-from redline.jsonio import dumps
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
@@ -30,8 +29,8 @@ router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
 
-# Export lines are sent in chunks of about this size: one thread hop per chunk instead of per line,
-# and still a bounded amount in memory however many annotations there are.
+# The export is sent in chunks of at least this size (a page of lines is larger): one thread hop per
+# chunk instead of per line, and still a bounded amount in memory however many annotations there are.
 EXPORT_FLUSH_BYTES = 64 * 1024
 
 
@@ -98,11 +97,11 @@ def _export_chunks(db: Database, actor: Actor) -> Iterator[bytes]:
     """The export's bytes. The read session is opened here, inside the generator, because the response
     streams after the handler has returned: a session opened in the handler would be closed by then."""
     with db.read() as session:
-        buffer = bytearray()
-        for row in annotation_service.iter_export(session, actor):
-            buffer += dumps(export_line(row)) + b"\n"
+        buffer = b""
+        for chunk in export_chunks(session, actor):
+            buffer = buffer + chunk if buffer else chunk
             if len(buffer) >= EXPORT_FLUSH_BYTES:
-                yield bytes(buffer)
-                buffer.clear()
+                yield buffer
+                buffer = b""
         if buffer:
-            yield bytes(buffer)
+            yield buffer

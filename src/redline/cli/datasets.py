@@ -1,0 +1,204 @@
+"""`redline datasets list|create|show|export`: datasets from a shell, as the local operator.
+
+The same service as `/v2/datasets`. `export` writes a dataset's datapoints as JSON lines, each shaped as
+the API answers a datapoint, so a file exported here and a page read over HTTP hold the same objects.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from sqlalchemy.orm import Session
+
+from redline.cli.context import CliContext, pass_context
+from redline.cli.identity import _as_operator, _table, _when
+from redline.datasets import service as datasets
+from redline.datasets.models import Datapoint
+from redline.datasets.schemas import DatasetChange, DatasetIn
+from redline.datasets.service import DatasetView
+from redline.identity import service as identity
+from redline.identity.service import Actor
+from redline.idpages import MAX_LIMIT
+from redline.jsonio import dumps, iso
+
+# How much of a datapoint's inputs and expected output a table row shows.
+_CELL = 60
+
+
+@click.group("datasets")
+def datasets_group() -> None:
+    """Datasets: curated inputs, messages and expected outputs for experiments."""
+
+
+def _all_datasets(
+    session: Session, actor: Actor, project_id: str | None = None, search: str | None = None
+) -> list[DatasetView]:
+    found: list[DatasetView] = []
+    after: str | None = None
+    while True:
+        page, views = datasets.list_datasets(
+            session, actor, limit=MAX_LIMIT, starting_after=after, search=search, project_id=project_id
+        )
+        found.extend(views)
+        if not page.has_more or not page.items:
+            return found
+        after = str(page.items[-1].id)
+
+
+def find_dataset(session: Session, actor: Actor, name_or_id: str) -> DatasetView:
+    """A dataset by id, or by its exact name when one dataset has it."""
+    try:
+        return datasets.get_dataset(session, actor, uuid.UUID(name_or_id))
+    except ValueError:
+        pass
+    named = [
+        view for view in _all_datasets(session, actor, search=name_or_id) if view.dataset.name == name_or_id
+    ]
+    if not named:
+        raise datasets.dataset_not_found(actor, name_or_id)
+    if len(named) > 1:
+        raise click.ClickException(f'{len(named)} datasets are named "{name_or_id}": name one by its id.')
+    return named[0]
+
+
+def datapoint_line(datapoint: Datapoint, workspace_id: object) -> dict[str, Any]:
+    """A datapoint as `GET /v2/datasets/{id}/datapoints` answers it (the tests hold the two equal)."""
+    return {
+        "_id": str(datapoint.id),
+        "dataset_id": str(datapoint.dataset_id),
+        "workspace_id": str(workspace_id),
+        "created_by_id": str(datapoint.created_by) if datapoint.created_by is not None else "",
+        "updated_by_id": str(datapoint.updated_by) if datapoint.updated_by is not None else "",
+        "inputs": datapoint.inputs,
+        "messages": datapoint.messages,
+        "expected_output": datapoint.expected_output,
+        "evaluations": [],
+        "snapshot_version": str(datapoint.snapshot_version),
+        "trace_id": str(datapoint.trace_id) if datapoint.trace_id is not None else None,
+        "created": iso(datapoint.created_at),
+        "updated": iso(datapoint.updated_at),
+    }
+
+
+def _datapoints(session: Session, actor: Actor, dataset_id: uuid.UUID) -> Iterator[Datapoint]:
+    """Every datapoint of the dataset, newest first, a page at a time."""
+    after: str | None = None
+    while True:
+        page = datasets.list_datapoints(session, actor, dataset_id, limit=MAX_LIMIT, starting_after=after)
+        yield from page.items
+        if not page.has_more or not page.items:
+            return
+        after = str(page.items[-1].id)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    text = value if isinstance(value, str) else dumps(value).decode()
+    text = " ".join(text.split())
+    return text if len(text) <= _CELL else text[: _CELL - 1] + "…"
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+@datasets_group.command("list")
+@click.option("--project", help="Only this project's datasets (name or id) [default: every project].")
+@click.option("--search", help="Only datasets whose name holds this, in any case.")
+@pass_context
+def list_datasets(context: CliContext, project: str | None, search: str | None) -> None:
+    """Datasets, newest first, with their datapoint counts and versions."""
+    with _as_operator(context, write=False) as (session, actor):
+        project_id = str(identity.find_project(session, actor, project).id) if project else None
+        names = {p.id: p.name for p, _ in identity.visible_projects(session, actor)}
+        rows = [
+            (
+                str(view.dataset.id),
+                view.dataset.name,
+                names.get(view.dataset.project_id, "-"),
+                view.dataset.path or "-",
+                str(view.datapoints_count),
+                str(view.dataset.version),
+            )
+            for view in _all_datasets(session, actor, project_id, search)
+        ]
+    _table(rows, ("ID", "NAME", "PROJECT", "PATH", "DATAPOINTS", "VERSION"))
+
+
+@datasets_group.command("create")
+@click.argument("name")
+@click.option("--project", help="Project name or id [default: the first project, or the path's first part].")
+@click.option("--path", help="A folder path such as evals/refunds.")
+@pass_context
+def create_dataset(context: CliContext, name: str, project: str | None, path: str | None) -> None:
+    """Make the dataset NAME, empty."""
+    with _as_operator(context) as (session, actor):
+        view = datasets.create_dataset(session, actor, DatasetIn(display_name=name, path=path))
+        if project is not None:
+            target = identity.find_project(session, actor, project)
+            if target.id != view.dataset.project_id:
+                change = DatasetChange(project_id=str(target.id))
+                view = datasets.update_dataset(session, actor, view.dataset.id, change)
+        names = {p.id: p.name for p, _ in identity.visible_projects(session, actor)}
+        click.echo(
+            f'Created dataset "{view.dataset.name}" ({view.dataset.id}) in project '
+            f'"{names.get(view.dataset.project_id, "-")}".'
+        )
+
+
+@datasets_group.command("show")
+@click.argument("dataset")
+@click.option(
+    "--limit", default=20, show_default=True, type=click.IntRange(min=1), help="Show at most this many."
+)
+@pass_context
+def show_dataset(context: CliContext, dataset: str, limit: int) -> None:
+    """The dataset DATASET (name or id) and its newest datapoints."""
+    with _as_operator(context, write=False) as (session, actor):
+        view = find_dataset(session, actor, dataset)
+        rows: list[tuple[str, ...]] = []
+        for datapoint in _datapoints(session, actor, view.dataset.id):
+            if len(rows) == limit:
+                break
+            rows.append(
+                (
+                    str(datapoint.id),
+                    _when(datapoint.created_at),
+                    str(datapoint.trace_id) if datapoint.trace_id else "-",
+                    _cell(datapoint.inputs),
+                    _cell(datapoint.expected_output),
+                )
+            )
+        click.echo(f'Dataset "{view.dataset.name}" ({view.dataset.id}), path {view.dataset.path or "-"}')
+        click.echo(f"  {view.datapoints_count} datapoints, version {view.dataset.version}")
+    if rows:
+        click.echo("")
+        _table(rows, ("ID", "CREATED", "TRACE", "INPUTS", "EXPECTED OUTPUT"))
+    if view.datapoints_count > len(rows):
+        click.echo(f"More datapoints: raise --limit (now {limit}) or export them.", err=True)
+
+
+@datasets_group.command("export")
+@click.argument("dataset")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write [default: standard output].",
+)
+@pass_context
+def export_dataset(context: CliContext, dataset: str, output: Path | None) -> None:
+    """Every datapoint of DATASET (name or id), newest first, as JSON lines shaped as the API's datapoints."""
+    with _as_operator(context, write=False) as (session, actor):
+        view = find_dataset(session, actor, dataset)
+        written = 0
+        with click.open_file(str(output) if output else "-", "wb") as sink:
+            for datapoint in _datapoints(session, actor, view.dataset.id):
+                sink.write(dumps(datapoint_line(datapoint, actor.workspace_id)) + b"\n")
+                written += 1
+    if output is not None:
+        click.echo(f'Wrote {written} datapoints of "{view.dataset.name}" to {output}.')

@@ -1,0 +1,349 @@
+"""`redline queues list|create|show|add-items|remove-items|automations`: annotation queues from a shell,
+as the local operator.
+
+The same services as `/v2/annotation-queues`, so items are added once however often they are sent, the
+counts are the queue's own, and a refusal is the API's sentence. A queue is named by its id or, when
+that is unambiguous, by its name.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from sqlalchemy.orm import Session
+
+from redline.cli.context import CliContext, pass_context
+from redline.cli.identity import _as_operator, _table, _when
+from redline.cli.reviews import key_in
+from redline.identity import service as identity
+from redline.identity.service import Actor
+from redline.idpages import MAX_LIMIT
+from redline.queues import automations as automations_service
+from redline.queues import service as queues
+from redline.queues.items import WHOLE_TRACE
+from redline.queues.models import QueueItem, QueueRule
+from redline.queues.schemas import (
+    MAX_ITEMS_PER_CALL,
+    AutomationIn,
+    ItemRef,
+    QueueChange,
+    QueueIn,
+    when_to_filters,
+)
+from redline.queues.service import QueueView
+
+
+@click.group("queues")
+def queues_group() -> None:
+    """Annotation queues: traces waiting for people, with the review keys they are reviewed with."""
+
+
+def _all_queues(session: Session, actor: Actor, search: str | None = None) -> list[QueueView]:
+    found: list[QueueView] = []
+    after: str | None = None
+    while True:
+        page, views = queues.list_queues(session, actor, limit=MAX_LIMIT, starting_after=after, search=search)
+        found.extend(views)
+        if not page.has_more or not page.items:
+            return found
+        after = str(page.items[-1].id)
+
+
+def find_queue(session: Session, actor: Actor, name_or_id: str) -> QueueView:
+    """A queue by id, or by its exact name when one queue has it."""
+    try:
+        return queues.get_queue(session, actor, uuid.UUID(name_or_id))
+    except ValueError:
+        pass
+    named = [view for view in _all_queues(session, actor, name_or_id) if view.queue.name == name_or_id]
+    if not named:
+        raise queues.queue_not_found(actor, name_or_id)
+    if len(named) > 1:
+        raise click.ClickException(f'{len(named)} queues are named "{name_or_id}": name one by its id.')
+    return named[0]
+
+
+def _project_names(session: Session, actor: Actor) -> dict[uuid.UUID, str]:
+    return {project.id: project.name for project, _ in identity.visible_projects(session, actor)}
+
+
+# ------------------------------------------------------------------------------------------ the queues
+
+
+@queues_group.command("list")
+@click.option("--project", help="Only this project's queues (name or id) [default: every project].")
+@click.option("--search", help="Only queues whose name holds this, in any case.")
+@pass_context
+def list_queues(context: CliContext, project: str | None, search: str | None) -> None:
+    """Annotation queues, newest first, with how many items each holds and how many are reviewed."""
+    with _as_operator(context, write=False) as (session, actor):
+        only = identity.find_project(session, actor, project).id if project else None
+        names = _project_names(session, actor)
+        rows = [
+            (
+                str(view.queue.id),
+                view.queue.name,
+                names.get(view.queue.project_id, "-") if view.queue.project_id else "-",
+                str(view.items_count),
+                str(view.reviewed_count),
+                str(view.items_count - view.reviewed_count),
+            )
+            for view in _all_queues(session, actor, search)
+            if only is None or view.queue.project_id == only
+        ]
+    _table(rows, ("ID", "NAME", "PROJECT", "ITEMS", "REVIEWED", "TO REVIEW"))
+
+
+@queues_group.command("create")
+@click.argument("name")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option("--description", default="", help="What reviewers should look for.")
+@click.option(
+    "--review-key",
+    "review_keys",
+    multiple=True,
+    help="A human review key (or id) of the project to review with, in order; repeat for each "
+    "[default: every key of the project].",
+)
+@pass_context
+def create_queue(
+    context: CliContext, name: str, project: str, description: str, review_keys: tuple[str, ...]
+) -> None:
+    """Make the annotation queue NAME in a project."""
+    with _as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        view = queues.create_queue(
+            session, actor, QueueIn(display_name=name, description=description, project_id=str(target.id))
+        )
+        if review_keys:
+            ids = [str(key_in(session, actor, target, key).id) for key in review_keys]
+            view = queues.update_queue(session, actor, view.queue.id, QueueChange(human_review_ids=ids))
+        keys = ", ".join(key.key for key in queues.review_keys(session, view.queue)) or "none yet"
+        click.echo(f'Created queue "{view.queue.name}" ({view.queue.id}) in project "{target.name}".')
+        click.echo(f"  reviewed with: {keys}")
+
+
+def _items(session: Session, actor: Actor, queue_id: uuid.UUID, limit: int) -> tuple[list[QueueItem], bool]:
+    """The queue's first `limit` items in review order, and whether there are more."""
+    found: list[QueueItem] = []
+    after: str | None = None
+    while len(found) < limit:
+        page = queues.list_items(
+            session, actor, queue_id, limit=min(MAX_LIMIT, limit - len(found)), starting_after=after
+        )
+        found.extend(page.items)
+        if not page.has_more or not page.items:
+            return found, False
+        after = str(page.items[-1].id)
+    return found, True
+
+
+def _added_by(item: QueueItem, names: dict[uuid.UUID, str]) -> str:
+    if item.added_by_rules:
+        return "automation"
+    return names.get(item.added_by, "operator") if item.added_by else "operator"
+
+
+@queues_group.command("show")
+@click.argument("queue")
+@click.option(
+    "--limit", default=50, show_default=True, type=click.IntRange(min=1), help="Show at most this many items."
+)
+@pass_context
+def show_queue(context: CliContext, queue: str, limit: int) -> None:
+    """The queue QUEUE (name or id): its counts, review keys and first items in review order."""
+    with _as_operator(context, write=False) as (session, actor):
+        view = find_queue(session, actor, queue)
+        names = {principal.id: principal.name for principal in identity.list_users(session, actor)}
+        keys = ", ".join(key.key for key in queues.review_keys(session, view.queue)) or "none"
+        items, more = _items(session, actor, view.queue.id, limit)
+        project = (
+            _project_names(session, actor).get(view.queue.project_id, "-") if view.queue.project_id else "-"
+        )
+        click.echo(f'Queue "{view.queue.name}" ({view.queue.id}), project "{project}"')
+        if view.queue.description:
+            click.echo(f"  {view.queue.description}")
+        click.echo(f"  {view.items_count} items, {view.reviewed_count} reviewed; reviewed with: {keys}")
+        rows = [
+            (
+                str(item.seq),
+                str(item.id),
+                str(item.trace_id) if item.trace_id else f"datapoint {item.datapoint_id}",
+                item.span_key if item.span_key != WHOLE_TRACE else "(whole trace)",
+                (
+                    f"{names.get(item.reviewed_by, 'operator') if item.reviewed_by else 'operator'} "
+                    f"{_when(item.reviewed_at)}"
+                )
+                if item.reviewed_at
+                else "-",
+                _added_by(item, names),
+            )
+            for item in items
+        ]
+    if rows:
+        click.echo("")
+        _table(rows, ("#", "ITEM", "TRACE", "SPAN", "REVIEWED", "ADDED BY"))
+    if more:
+        click.echo(f"More items: raise --limit (now {limit}) to see them.", err=True)
+
+
+# ------------------------------------------------------------------------------------------------ items
+
+
+def _refs(trace_refs: Sequence[str], from_file: Path | None) -> list[str]:
+    """The traces named on the command line and in the file, one a line, blank lines and # comments
+    skipped; each once, in the order given."""
+    refs = list(trace_refs)
+    if from_file is not None:
+        for line in from_file.read_text().splitlines():
+            text = line.strip()
+            if text and not text.startswith("#"):
+                refs.append(text)
+    if not refs:
+        raise click.UsageError("Name at least one trace, as an argument or in --from-file.")
+    return list(dict.fromkeys(refs))
+
+
+def _chunks(values: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+@queues_group.command("add-items")
+@click.argument("queue")
+@click.argument("traces", nargs=-1)
+@click.option(
+    "--from-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A file of trace ids (or external ids), one a line.",
+)
+@click.option("--span", help="Add this span of each trace rather than the whole trace.")
+@pass_context
+def add_items(
+    context: CliContext, queue: str, traces: tuple[str, ...], from_file: Path | None, span: str | None
+) -> None:
+    """Add TRACES (Redline ids or the tracer's external ids) to QUEUE, all or none; a trace already in
+    the queue stays where it is."""
+    refs = _refs(traces, from_file)
+    with _as_operator(context) as (session, actor):
+        view = find_queue(session, actor, queue)
+        before = view.items_count
+        for chunk in _chunks(refs, MAX_ITEMS_PER_CALL):
+            queues.add_items(
+                session, actor, view.queue.id, [ItemRef(trace_id=ref, span_id=span or ref) for ref in chunk]
+            )
+        after = queues.get_queue(session, actor, view.queue.id)
+        added = after.items_count - before
+        click.echo(
+            f'Added {added} of {len(refs)} to "{view.queue.name}" ({len(refs) - added} already there); '
+            f"it holds {after.items_count}, {after.reviewed_count} reviewed."
+        )
+
+
+@queues_group.command("remove-items")
+@click.argument("queue")
+@click.argument("span_ids", nargs=-1, required=True)
+@pass_context
+def remove_items(context: CliContext, queue: str, span_ids: tuple[str, ...]) -> None:
+    """Take the items of SPAN_IDS out of QUEUE (a trace's id takes out its whole-trace item); ids that
+    name nothing are passed over."""
+    with _as_operator(context) as (session, actor):
+        view = find_queue(session, actor, queue)
+        for chunk in _chunks(list(dict.fromkeys(span_ids)), MAX_ITEMS_PER_CALL):
+            queues.remove_items(session, actor, view.queue.id, chunk)
+        after = queues.get_queue(session, actor, view.queue.id)
+        click.echo(
+            f'Removed {view.items_count - after.items_count} from "{view.queue.name}"; '
+            f"it holds {after.items_count}, {after.reviewed_count} reviewed."
+        )
+
+
+# ------------------------------------------------------------------------------------------ automations
+
+
+@queues_group.group("automations")
+def automations_group() -> None:
+    """Automations: add the runs that match filters to a queue as they arrive."""
+
+
+def _filters_text(rule: QueueRule) -> str:
+    return json.dumps(when_to_filters(rule.when), separators=(",", ":"), sort_keys=True)
+
+
+@automations_group.command("list")
+@click.argument("queue")
+@pass_context
+def list_automations(context: CliContext, queue: str) -> None:
+    """The live automations of QUEUE, oldest first."""
+    with _as_operator(context, write=False) as (session, actor):
+        view = find_queue(session, actor, queue)
+        rows = [
+            (
+                str(rule.rule_id),
+                rule.name,
+                str(rule.version),
+                f"{rule.sample:g}",
+                "yes" if rule.enabled else "no",
+                _filters_text(rule),
+            )
+            for rule in automations_service.list_automations(session, actor, view.queue.id)
+        ]
+    _table(rows, ("ID", "NAME", "VERSION", "SAMPLE", "ENABLED", "FILTERS"))
+
+
+def _json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict[str, Any]:
+    if value is None:
+        return {}
+    try:
+        parsed = json.loads(value)
+    except ValueError as error:
+        raise click.BadParameter(f"not JSON: {error}") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter('a JSON object, such as \'{"status": ["failed"]}\'.')
+    return parsed
+
+
+@automations_group.command("add")
+@click.argument("queue")
+@click.option("--name", required=True, help="What it picks, for people reading the list.")
+@click.option(
+    "--filters",
+    callback=_json_object,
+    help="A JSON object as the API takes it: agent_ids or flow_ids, versions, status, include_dry_runs, "
+    'metadata [{"path", "op", "value"}] [default: every completed run].',
+)
+@click.option("--sample", type=float, default=1.0, show_default=True, help="The share of matches to take.")
+@pass_context
+def add_automation(
+    context: CliContext, queue: str, name: str, filters: dict[str, Any], sample: float
+) -> None:
+    """Add matching runs to QUEUE as they arrive, from now on."""
+    with _as_operator(context) as (session, actor):
+        view = find_queue(session, actor, queue)
+        rule = automations_service.create_automation(
+            session, actor, view.queue.id, AutomationIn(name=name, filters=filters, sample=sample)
+        )
+        click.echo(
+            f'Automation "{rule.name}" ({rule.rule_id}) fills "{view.queue.name}": {_filters_text(rule)}'
+        )
+
+
+@automations_group.command("remove")
+@click.argument("queue")
+@click.argument("automation_id")
+@pass_context
+def remove_automation(context: CliContext, queue: str, automation_id: str) -> None:
+    """Stop the automation AUTOMATION_ID of QUEUE; the items it queued stay."""
+    try:
+        ident = uuid.UUID(automation_id)
+    except ValueError:
+        raise click.BadParameter(f'"{automation_id}" is not an automation id.') from None
+    with _as_operator(context) as (session, actor):
+        view = find_queue(session, actor, queue)
+        automations_service.delete_automation(session, actor, view.queue.id, ident)
+        click.echo(f'Stopped automation {ident} of "{view.queue.name}"; the items it queued stay.')

@@ -1,0 +1,73 @@
+"""How `redline serve` runs the app: in this process, or in `--workers` processes sharing the port.
+
+With workers, uvicorn starts fresh interpreters that import `worker_app` (an app factory) after the
+parent has migrated the store and made the first workspace, so no worker migrates; each builds its app
+from the REDLINE_* variables the parent wrote from its own settings (flags included), and applies
+the same logging and GC tuning as a single `redline serve`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import uvicorn
+from fastapi import FastAPI
+
+from redline.app import app_from_environment, create_app
+from redline.cli.context import tune_gc_for_bulk_work
+from redline.config import Settings
+from redline.db import Database
+
+# The import string uvicorn's workers load (with factory=True: it names a function that makes the app).
+WORKER_APP = "redline.cli.serving:worker_app"
+
+
+def configure_logging(level: str) -> None:
+    """Redline's own log lines (errors with their request id) to standard error, as uvicorn's are."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("redline")
+    logger.handlers[:] = [handler]
+    logger.setLevel(level.upper())
+    logger.propagate = False
+
+
+def settings_environment(settings: Settings) -> dict[str, str]:
+    """The settings as REDLINE_* variables: what a worker process reads back into the same Settings."""
+    environment = {}
+    for name, value in settings.model_dump().items():
+        if value is not None:
+            environment[f"REDLINE_{name.upper()}"] = str(value)
+    return environment
+
+
+def worker_app() -> FastAPI:
+    """One worker's app: `redline serve`'s logging and GC tuning, then the app from the environment."""
+    settings = Settings()
+    configure_logging(settings.log_level)
+    app = app_from_environment()
+    tune_gc_for_bulk_work()
+    return app
+
+
+def run(settings: Settings, database: Database) -> None:
+    """Serve until stopped. The store is ready (migrated, first workspace made) before this is called."""
+    if settings.workers == 1:
+        configure_logging(settings.log_level)
+        app = create_app(settings, database)
+        tune_gc_for_bulk_work()
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+        return
+    # The workers open their own connections; this process only supervises them.
+    database.dispose()
+    os.environ.update(settings_environment(settings))
+    configure_logging(settings.log_level)
+    uvicorn.run(
+        WORKER_APP,
+        factory=True,
+        workers=settings.workers,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+    )

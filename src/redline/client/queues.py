@@ -1,0 +1,253 @@
+"""Annotation queues, `client.queues`: lists of traces (or spans) waiting for people, the review screen's
+steps through one, and the automations that fill it as runs arrive (docs/api-queues-datasets.md).
+
+The reviews surface (/v2) speaks snake_case and names each object by `_id`. An item is reviewed when
+values are saved on it with `save_review`; those values go to its trace, where every export sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+from redline.client._http import Http, Params, json_object, segment
+from redline.client.idlists import every_by_id, fetch_page
+from redline.client.resources import DEFAULT_PAGE_SIZE, Page
+
+__all__ = ["QueueAutomations", "Queues"]
+
+# A list of answers; spelled once here, since `list` in a class body below is the method.
+Dicts = list[dict[str, Any]]
+
+Direction = Literal["current", "next", "previous"]
+QUEUES = "/v2/annotation-queues"
+
+
+def _given(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields passed; None means "leave it", so it is not sent."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def _list_of(value: Any, what: str) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        value = value.get("data") or []
+    if not isinstance(value, list):
+        value = [value]
+    return [json_object(item, what) for item in value]
+
+
+class QueueAutomations:
+    """Automations of a queue, `client.queues.automations`: filters over arriving runs and the share of
+    the matches to add. Every change is a new version; deleting one stops it and leaves what it queued.
+
+    `filters` as the wire has them: `agent_ids` or `flow_ids`, `versions` (or `["pinned"]`), `status`
+    (default `["completed"]`), `include_dry_runs`, and `metadata`: `[{"path", "op", "value"?}]` with op
+    equals, not_equals, contains, exists, gt, gte, lt or lte.
+    """
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    @staticmethod
+    def _path(queue_id: str, automation_id: str | None = None) -> str:
+        path = f"{QUEUES}/{segment(queue_id)}/automations"
+        return path if automation_id is None else f"{path}/{segment(automation_id)}"
+
+    def list(self, queue_id: str) -> Dicts:
+        """The queue's live automations (each its newest version), oldest first."""
+        return _list_of(self._http.request("GET", self._path(queue_id)), "an automation")
+
+    def create(
+        self,
+        queue_id: str,
+        *,
+        name: str,
+        filters: Mapping[str, Any] | None = None,
+        sample: float | None = None,
+        enabled: bool | None = None,
+    ) -> dict[str, Any]:
+        """A new automation; it applies to runs written from now on. A bad filter is an
+        InvalidRequestError naming it (`filters.metadata[0].op: ...`)."""
+        body = _given(
+            {
+                "name": name,
+                "filters": dict(filters) if filters is not None else None,
+                "sample": sample,
+                "enabled": enabled,
+            }
+        )
+        return json_object(self._http.request("POST", self._path(queue_id), json=body), "an automation")
+
+    def get(self, queue_id: str, automation_id: str) -> dict[str, Any]:
+        """The automation's newest version."""
+        return json_object(self._http.request("GET", self._path(queue_id, automation_id)), "an automation")
+
+    def versions(self, queue_id: str, automation_id: str) -> Dicts:
+        """Every version of the automation, newest first."""
+        path = f"{self._path(queue_id, automation_id)}/versions"
+        return _list_of(self._http.request("GET", path), "an automation version")
+
+    def update(
+        self,
+        queue_id: str,
+        automation_id: str,
+        *,
+        name: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        sample: float | None = None,
+        enabled: bool | None = None,
+    ) -> dict[str, Any]:
+        """A new version with the fields passed (`filters` replaced as a whole); answers it."""
+        body = _given(
+            {
+                "name": name,
+                "filters": dict(filters) if filters is not None else None,
+                "sample": sample,
+                "enabled": enabled,
+            }
+        )
+        path = self._path(queue_id, automation_id)
+        return json_object(self._http.request("PATCH", path, json=body), "an automation")
+
+    def delete(self, queue_id: str, automation_id: str) -> None:
+        """Stop the automation; the items it queued stay."""
+        self._http.request("DELETE", self._path(queue_id, automation_id))
+
+
+class Queues:
+    """Annotation queues of the projects the token can read: the queues, their items, and reviewing them."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+        self.automations = QueueAutomations(http)
+
+    @staticmethod
+    def _path(queue_id: str, *tail: str) -> str:
+        return "/".join([QUEUES, segment(queue_id), *tail])
+
+    # --------------------------------------------------------------------------------------------- queues
+
+    def list(
+        self, *, search: str | None = None, updated_by: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Iterator[dict[str, Any]]:
+        """Every queue the token can read, newest first, each with `metadata.items_count` and
+        `reviewed_count`; `search` matches part of the name in any case, `updated_by` takes
+        comma-separated user ids."""
+        return every_by_id(self._http, QUEUES, {"search": search, "updated_by": updated_by, "limit": limit})
+
+    def page(
+        self,
+        *,
+        search: str | None = None,
+        updated_by: str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        cursor: str | None = None,
+    ) -> Page:
+        """One page of `list`, after `cursor` (the previous page's `next_cursor`)."""
+        params: Params = {"search": search, "updated_by": updated_by, "limit": limit}
+        return fetch_page(self._http, QUEUES, params, cursor)
+
+    def create(self, display_name: str, *, project_id: str, description: str = "") -> dict[str, Any]:
+        """A new, empty queue in the project (write role there)."""
+        body = {"display_name": display_name, "description": description, "project_id": project_id}
+        return json_object(self._http.request("POST", QUEUES, json=body), "a queue")
+
+    def get(self, queue_id: str) -> dict[str, Any]:
+        return json_object(self._http.request("GET", self._path(queue_id)), "a queue")
+
+    def update(
+        self,
+        queue_id: str,
+        *,
+        display_name: str | None = None,
+        description: str | None = None,
+        project_id: str | None = None,
+        human_review_ids: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """Change the fields passed. `human_review_ids` chooses the review keys the queue offers, in
+        order (none chosen: every key of its project). A new `project_id` clears them, and is a
+        ConflictError while the queue holds items or automations."""
+        body = _given(
+            {
+                "display_name": display_name,
+                "description": description,
+                "project_id": project_id,
+                "human_review_ids": list(human_review_ids) if human_review_ids is not None else None,
+            }
+        )
+        return json_object(self._http.request("PATCH", self._path(queue_id), json=body), "a queue")
+
+    def delete(self, queue_id: str) -> None:
+        """The queue goes with its items and automations; values saved from it stay on the traces."""
+        self._http.request("DELETE", self._path(queue_id))
+
+    def clear(self, queue_id: str) -> None:
+        """Take every item out; the queue and its automations stay."""
+        self._http.request("DELETE", self._path(queue_id, "clear"))
+
+    # ---------------------------------------------------------------------------------------------- items
+
+    def list_items(self, queue_id: str, *, limit: int = DEFAULT_PAGE_SIZE) -> Iterator[dict[str, Any]]:
+        """Every item of the queue in review order (the order they came), fetched as iteration goes."""
+        return every_by_id(self._http, self._path(queue_id, "items"), {"limit": limit})
+
+    def page_items(self, queue_id: str, *, limit: int = DEFAULT_PAGE_SIZE, cursor: str | None = None) -> Page:
+        """One page of `list_items`, after `cursor` (the previous page's `next_cursor`)."""
+        return fetch_page(self._http, self._path(queue_id, "items"), {"limit": limit}, cursor)
+
+    def add_items(self, queue_id: str, items: Sequence[Mapping[str, str]]) -> Dicts:
+        """Add up to 1,000 `{"trace_id", "span_id"}` (a trace's own id as `span_id` for the whole trace),
+        all or none; `trace_id` may be the tracer's external id. An item already there comes back as it
+        is. Answers every item asked for, in order."""
+        body = {"items": [dict(item) for item in items]}
+        return _list_of(self._http.request("POST", self._path(queue_id, "items"), json=body), "an item")
+
+    def add_traces(self, queue_id: str, trace_ids: Sequence[str]) -> Dicts:
+        """Add whole traces (by Redline id or external id): `add_items` with each trace as its own span."""
+        return self.add_items(queue_id, [{"trace_id": ident, "span_id": ident} for ident in trace_ids])
+
+    def remove_items(self, queue_id: str, span_ids: Sequence[str]) -> None:
+        """Take out the items of these spans (a trace's id for its whole-trace item); ids that name
+        nothing are passed over."""
+        body = {"span_ids": list(span_ids)}
+        self._http.request("POST", self._path(queue_id, "items", "remove"), json=body)
+
+    def get_item(self, queue_id: str, item_id: str) -> dict[str, Any]:
+        return json_object(
+            self._http.request("GET", self._path(queue_id, "items", segment(item_id))), "an item"
+        )
+
+    # ----------------------------------------------------------------------------------------- reviewing
+
+    def review(
+        self,
+        queue_id: str,
+        item_id: str | None = None,
+        *,
+        direction: Direction = "current",
+        unreviewed: bool = False,
+    ) -> dict[str, Any]:
+        """Where a reviewer lands: `{item, position, total, reviewed}`. From `item_id`, `next` and
+        `previous` step one item along (only to unreviewed ones with `unreviewed=True`); without it,
+        `current`/`next` give the first item, `previous` the last. Past either end `item` is None."""
+        params: Params = {
+            "item_id": item_id,
+            "direction": direction,
+            "unreviewed": "true" if unreviewed else None,
+        }
+        return json_object(
+            self._http.request("GET", self._path(queue_id, "review"), params=params), "a place"
+        )
+
+    def save_review(self, queue_id: str, item_id: str, values: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Save `[{"key", "value"}]` (keys the queue is reviewed with) on the item's trace or span and
+        mark it reviewed by you; answers the item."""
+        body = {"values": [dict(value) for value in values]}
+        path = self._path(queue_id, "items", segment(item_id), "review")
+        return json_object(self._http.request("POST", path, json=body), "an item")
+
+    def add_to_dataset(self, queue_id: str, item_id: str, dataset_id: str) -> dict[str, Any]:
+        """Send the item's trace to a dataset as a datapoint linked to it (`trace_id`); answers the
+        datapoint. Its annotations are not copied: they stay on the trace."""
+        path = self._path(queue_id, "items", segment(item_id), "add-to-dataset")
+        return json_object(self._http.request("POST", path, json={"dataset_id": dataset_id}), "a datapoint")

@@ -1,0 +1,77 @@
+"""`redline serve`'s ways of running the app: the worker factory and the settings it gets by environment."""
+
+from __future__ import annotations
+
+import gc
+import logging
+from collections.abc import Iterator
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from redline.app import app_from_environment
+from redline.cli import serving
+from redline.cli.context import GC_YOUNG_THRESHOLD
+from redline.cli.main import cli
+from redline.config import Settings
+
+
+@pytest.fixture
+def restored_process() -> Iterator[None]:
+    """The worker factory tunes the collector and the `redline` logger for the whole process; put both
+    back afterwards, for the tests that follow in this one."""
+    threshold = gc.get_threshold()
+    logger = logging.getLogger("redline")
+    handlers, level, propagate = list(logger.handlers), logger.level, logger.propagate
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+    logger.propagate = propagate
+
+
+def test_settings_survive_the_trip_through_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(
+        database_url="sqlite:///elsewhere.db", port=8123, log_level="warning", workers=3, max_body_bytes=1234
+    )
+    for name, value in serving.settings_environment(settings).items():
+        monkeypatch.setenv(name, value)
+    assert Settings() == settings
+    assert "REDLINE_SECRET_KEY" not in serving.settings_environment(settings)
+
+
+def test_the_app_factory_builds_the_app_of_the_environment(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDLINE_DATABASE_URL", database_url)
+    monkeypatch.setenv("REDLINE_MAX_BODY_BYTES", "100")
+    app = app_from_environment()
+    assert app.state.settings.database_url == database_url
+    with TestClient(app) as client:
+        assert client.get("/healthz").json() == {"status": "ok"}
+        assert client.post("/v1/runs", content=b"x" * 101).status_code == 413
+
+
+def test_a_worker_logs_and_collects_as_serve_does(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, restored_process: None
+) -> None:
+    monkeypatch.setenv("REDLINE_DATABASE_URL", database_url)
+    monkeypatch.setenv("REDLINE_LOG_LEVEL", "error")
+    app = serving.worker_app()
+    assert app.state.settings.database_url == database_url
+    assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
+    assert logging.getLogger("redline").level == logging.ERROR
+    with TestClient(app) as client:
+        assert client.get("/healthz").status_code == 200
+
+
+def test_workers_must_be_one_or_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    refused = CliRunner().invoke(cli, ["serve", "--workers", "0"])
+    assert refused.exit_code == 2
+    assert "--workers" in refused.output
+    monkeypatch.setenv("REDLINE_WORKERS", "0")
+    refused = CliRunner().invoke(cli, ["serve"])
+    assert refused.exit_code == 2
+    assert "REDLINE_WORKERS" in refused.output
