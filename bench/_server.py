@@ -1,12 +1,13 @@
-"""What the bench scripts share: fresh stores, a real `redline serve` process, and its memory.
+"""What the bench scripts share: fresh stores, a real `redline serve` process, its memory and CPU.
 
-Nothing here measures anything; `ingest.py` and `annotations.py` do, each against a store made for it
-and a server started on it the way a headless deployment starts one.
+Nothing here measures anything; `ingest.py`, `annotations.py`, `corrections.py` and `reviews.py` do,
+each against a store made for it and a server started on it the way a headless deployment starts one.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,6 +24,8 @@ import psutil
 import psycopg
 from psycopg import sql
 from sqlalchemy.engine import make_url
+
+from _load import Target
 
 # A fixed token: the bench is headless and throwaway, and `redline serve` accepts it at first start.
 BENCH_TOKEN = "rl_bench_0123456789abcdefghijklmnopqrstuvwxyz"
@@ -52,33 +55,37 @@ def libpq_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def _drop_bench_database(admin_url: str) -> None:
+def _drop_database(admin_url: str, database: str) -> None:
     # FORCE: a server that did not stop in time must not keep the next path from starting clean.
     with psycopg.connect(libpq_url(admin_url), autocommit=True) as admin:
-        admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(BENCH_DATABASE))
-        )
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
 
 
 @contextmanager
-def fresh_store(kind: str, postgres_url: str) -> Iterator[Store]:
+def fresh_store(kind: str, postgres_url: str, database: str = BENCH_DATABASE) -> Iterator[Store]:
     """An empty store for one path: a new SQLite file, or the bench database dropped and made again.
 
-    Either is gone afterwards: 10,000 runs leave about 150 MB behind.
+    Either is gone afterwards: 10,000 runs leave about 150 MB behind. A bench that may run while others
+    do names a PostgreSQL `database` of its own: each drops and makes its database as it starts.
     """
     if kind == "sqlite":
         with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
             yield Store(kind, f"sqlite:///{Path(folder) / 'bench.db'}")
         return
-    _drop_bench_database(postgres_url)
+    _drop_database(postgres_url, database)
     with psycopg.connect(libpq_url(postgres_url), autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(BENCH_DATABASE)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
     try:
-        yield Store(
-            kind, make_url(postgres_url).set(database=BENCH_DATABASE).render_as_string(hide_password=False)
-        )
+        yield Store(kind, make_url(postgres_url).set(database=database).render_as_string(hide_password=False))
     finally:
-        _drop_bench_database(postgres_url)
+        _drop_database(postgres_url, database)
+
+
+def store_kinds(choice: str) -> list[str]:
+    """The stores `--store` chose, in the order they run; stops first if there is no `redline` to serve."""
+    if shutil.which(REDLINE) is None:
+        raise SystemExit(f"{REDLINE} not found: install redline in this interpreter's environment")
+    return ["sqlite", "postgresql"] if choice == "both" else [choice]
 
 
 # ---------------------------------------------------------------------------------------- memory
@@ -92,6 +99,42 @@ def tree_rss(pid: int) -> int:
         with suppress(psutil.NoSuchProcess):
             total += int(child.memory_info().rss)
     return total
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a process and its children (a server's workers) have used so far,
+    all their threads together."""
+    process = psutil.Process(pid)
+    total = 0.0
+    for member in [process, *process.children(recursive=True)]:
+        with suppress(psutil.NoSuchProcess):
+            times = member.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def own_cpu_seconds() -> float:
+    """The bench process's own CPU seconds so far (not its children: the server is one)."""
+    times = psutil.Process().cpu_times()
+    return float(times.user + times.system)
+
+
+@dataclass
+class CpuSpent:
+    """CPU seconds spent inside a `with cpu_spent(pid)` block: by the server's process tree, by the bench."""
+
+    server: float = 0.0
+    bench: float = 0.0
+
+
+@contextmanager
+def cpu_spent(pid: int) -> Iterator[CpuSpent]:
+    """Measures the CPU the server (`pid` and its children) and this process spend in the block; the
+    figures are set when the block ends."""
+    spent = CpuSpent()
+    server, bench = tree_cpu_seconds(pid), own_cpu_seconds()
+    yield spent
+    spent.server, spent.bench = tree_cpu_seconds(pid) - server, own_cpu_seconds() - bench
 
 
 class PeakRss(threading.Thread):
@@ -202,6 +245,11 @@ class Server:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    def load_target(self) -> Target:
+        """Where `_load.py`'s light client finds the server, with the bench token."""
+        url = httpx.URL(self.base_url)
+        return Target(url.host, url.port or 80, BENCH_TOKEN)
 
     def client(self, timeout: float = REQUEST_TIMEOUT_SECONDS) -> httpx.Client:
         """A client of its own, with the bench token: httpx clients are not shared between threads."""

@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -39,33 +37,33 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
 
 import httpx
 import orjson
-import psutil
 from sqlalchemy import Table, func, select, text
 
-from _load import CONNECT_PAUSE_SECONDS, Target, raw_request, send_all
+from _load import CONNECT_PAUSE_SECONDS, raw_request, send_all
+from _report import Figure, add_note, exit_status, print_figures, requests_figure
 from _server import (
-    BENCH_TOKEN,
     DEFAULT_POSTGRES_URL,
     MIB,
-    REDLINE,
+    CpuSpent,
     PeakRss,
     Server,
     Store,
+    cpu_spent,
     fresh_store,
-    percentile,
     project_id,
     serve,
+    store_kinds,
     tree_rss,
 )
-from ingest import STARTED, batch_bodies, make_runs
+from ingest import STARTED, batch_bodies, make_runs, post_batches
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import QuoteIn
 from redline.annotations.service import resolve_quote
@@ -124,36 +122,6 @@ LABEL_ERROR_NOTES = [
 ]
 
 
-# -------------------------------------------------------------------------------------------- figures
-
-
-@dataclass
-class Figure:
-    """One measured thing on one store; `met` is None where no target applies."""
-
-    store: str
-    measure: str
-    count: int
-    seconds: float
-    rate: float | None
-    p50_ms: float | None = None
-    p99_ms: float | None = None
-    rss_before_mib: float | None = None
-    rss_peak_mib: float | None = None
-    target: str = "-"
-    met: bool | None = None
-    # The machine's 1-minute load when the measure ended: above 2, other work shared the 2 cores.
-    load_1m: float = field(default_factory=lambda: round(os.getloadavg()[0], 2))
-    note: str = ""
-
-
-def _latency_figures(latencies: list[float]) -> tuple[float, float]:
-    return (
-        round(statistics.median(latencies) * 1000, 2),
-        round(percentile(latencies, 0.99) * 1000, 2),
-    )
-
-
 # ---------------------------------------------------------------------------------------------- routes
 
 
@@ -197,12 +165,7 @@ class Corpus:
 def ingest(server: Server, runs: list[dict[str, Any]], db: Database) -> Corpus:
     """The runs through POST /v1/runs/batch, then their ids and steps read back from the store."""
     with server.client() as client:
-        for body in batch_bodies(runs, project_id(client), 1_000):
-            response = client.post(
-                "/v1/runs/batch", content=body, headers={"Content-Type": "application/json"}
-            )
-            if response.status_code != 201:
-                raise RuntimeError(f"batch answered {response.status_code}: {response.text[:500]}")
+        post_batches(client, batch_bodies(runs, project_id(client), 1_000))
     with db.read() as session:
         by_external = dict(session.execute(select(Trace.external_id, Trace.id)).all())
         trace_ids = [by_external[run["externalId"]] for run in runs]
@@ -504,24 +467,6 @@ def create_requests(corpus: Corpus, count: int, seed_value: int) -> list[tuple[s
     return requests
 
 
-def _own_cpu_seconds() -> float:
-    """The bench process's own CPU seconds so far (not its children: the server is one)."""
-    times = psutil.Process().cpu_times()
-    return float(times.user + times.system)
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds a process and its children (a server's workers) have used so far,
-    all their threads together."""
-    process = psutil.Process(pid)
-    total = 0.0
-    for member in [process, *process.children(recursive=True)]:
-        with suppress(psutil.NoSuchProcess):
-            times = member.cpu_times()
-            total += times.user + times.system
-    return total
-
-
 def _send_all(
     client: httpx.Client, requests: Sequence[tuple[str, bytes | None]], latencies: list[float]
 ) -> None:
@@ -539,8 +484,7 @@ def _send_light(
     server: Server, requests: Sequence[tuple[str, bytes | None]], clients: int
 ) -> tuple[list[float], float]:
     """The requests through `_load.py`'s client: `clients` keep-alive connections on one asyncio loop."""
-    url = httpx.URL(server.base_url)
-    target = Target(url.host, url.port or 80, BENCH_TOKEN)
+    target = server.load_target()
     raw = [raw_request(target, "GET" if body is None else "POST", path, body) for path, body in requests]
     return send_all(target, raw, clients)
 
@@ -557,10 +501,9 @@ def bench_requests(
     time from the release to the last answer. `client_kind` "light" is `_load.py` (one asyncio loop,
     bytes made before the clock); "httpx" is a thread per client, each with its own httpx.Client."""
     if client_kind == "light":
-        server_cpu, client_cpu = _cpu_seconds(server.pid), _own_cpu_seconds()
-        every, seconds = _send_light(server, requests, clients)
-        server_cpu, client_cpu = _cpu_seconds(server.pid) - server_cpu, _own_cpu_seconds() - client_cpu
-        return _request_figure(store, measure, every, seconds, server_cpu, client_cpu, client_kind)
+        with cpu_spent(server.pid) as cpu:
+            every, seconds = _send_light(server, requests, clients)
+        return _request_figure(store, measure, every, seconds, cpu, client_kind)
     shares = [requests[number::clients] for number in range(clients)]
     latencies: list[list[float]] = [[] for _ in range(clients)]
     errors: list[BaseException] = []
@@ -585,38 +528,27 @@ def bench_requests(
     for thread in threads:
         thread.start()
     ready.wait()
-    server_cpu, client_cpu = _cpu_seconds(server.pid), _own_cpu_seconds()
-    started = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    seconds = time.perf_counter() - started
-    server_cpu, client_cpu = _cpu_seconds(server.pid) - server_cpu, _own_cpu_seconds() - client_cpu
+    with cpu_spent(server.pid) as cpu:
+        started = time.perf_counter()
+        for thread in threads:
+            thread.join()
+        seconds = time.perf_counter() - started
     if errors:
         raise RuntimeError(f"{len(errors)} client(s) failed; the first: {errors[0]}")
     every = [latency for share in latencies for latency in share]
-    return _request_figure(store, measure, every, seconds, server_cpu, client_cpu, client_kind)
+    return _request_figure(store, measure, every, seconds, cpu, client_kind)
 
 
 def _request_figure(
-    store: Store,
-    measure: str,
-    every: list[float],
-    seconds: float,
-    server_cpu: float,
-    client_cpu: float,
-    client_kind: str,
+    store: Store, measure: str, every: list[float], seconds: float, cpu: CpuSpent, client_kind: str
 ) -> Figure:
-    p50, p99 = _latency_figures(every)
-    return Figure(
-        store=store.kind,
-        measure=measure,
-        count=len(every),
-        seconds=round(seconds, 2),
-        rate=round(len(every) / seconds, 1),
-        p50_ms=p50,
-        p99_ms=p99,
-        note=f"CPU per request: server {server_cpu / len(every) * 1000:.2f} ms, "
-        f"{client_kind} client {client_cpu / len(every) * 1000:.2f} ms",
+    return requests_figure(
+        store.kind,
+        measure,
+        every,
+        seconds,
+        note=f"CPU per request: server {cpu.server / len(every) * 1000:.2f} ms, "
+        f"{client_kind} client {cpu.bench / len(every) * 1000:.2f} ms",
     )
 
 
@@ -695,56 +627,9 @@ def bench_store(
     finally:
         db.dispose()
     expected = args.seeded + (2 * args.creates if "creates" in args.parts else 0)
-    for figure in figures:
-        figure.note = "; ".join(
-            part
-            for part in (
-                figure.note,
-                "" if stored == expected else f"MISMATCH stored {stored:,}, expected {expected:,}",
-            )
-            if part
-        )
+    add_note(figures, "" if stored == expected else f"MISMATCH stored {stored:,}, expected {expected:,}")
     print(f"{store.kind}: server peak RSS over the whole run {server.peak_mib:.0f} MiB", file=log)
     return figures
-
-
-# -------------------------------------------------------------------------------------------- printing
-
-
-def _cell(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
-
-
-def print_table(figures: list[Figure]) -> None:
-    header = (
-        "store", "measure", "count", "wall s", "per s", "p50 ms", "p99 ms", "RSS before", "RSS peak",
-        "target", "met", "load", "note",
-    )  # fmt: skip
-    rows = [
-        (
-            f.store,
-            f.measure,
-            f"{f.count:,}",
-            f"{f.seconds:.2f}",
-            _cell(f.rate),
-            _cell(f.p50_ms, 2),
-            _cell(f.p99_ms, 2),
-            _cell(f.rss_before_mib),
-            _cell(f.rss_peak_mib),
-            f.target,
-            "-" if f.met is None else ("yes" if f.met else "NO"),
-            f"{f.load_1m:.2f}",
-            f.note,
-        )
-        for f in figures
-    ]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        cells = [
-            cell.ljust(width) if i in (1, 9, 12) else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ]
-        print("  ".join(cells).rstrip())
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -800,9 +685,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Every chosen store on a fresh store of its own; exit 1 if a target is missed or a count is off."""
     args = parse_args(argv)
-    if shutil.which(REDLINE) is None:
-        raise SystemExit(f"{REDLINE} not found: install redline in this interpreter's environment")
-    kinds = ["sqlite", "postgresql"] if args.store == "both" else [args.store]
+    kinds = store_kinds(args.store)
     log = sys.stderr
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
@@ -814,13 +697,8 @@ def main(argv: list[str] | None = None) -> int:
         for kind in kinds:
             with fresh_store(kind, args.postgres_url) as store:
                 figures.extend(bench_store(store, args, runs, work))
-    if args.json:
-        print(orjson.dumps([asdict(f) for f in figures], option=orjson.OPT_INDENT_2).decode())
-    else:
-        print_table(figures)
-    sqlite_ok = all(f.met is not False for f in figures if f.store == "sqlite")
-    counts_ok = not any("MISMATCH" in f.note for f in figures)
-    return 0 if sqlite_ok and counts_ok else 1
+    print_figures(figures, args.json)
+    return exit_status(figures)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
 import random
-import shutil
-import statistics
 import sys
 import tempfile
 import threading
@@ -37,36 +34,31 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, cast
 from urllib.parse import urlencode
 
 import httpx
 import orjson
-import psutil
-import psycopg
-from psycopg import sql
 from sqlalchemy import Table, func, select, text
-from sqlalchemy.engine import make_url
 
+from _report import Figure, add_note, exit_status, latency_ms, print_figures, print_table, requests_figure
 from _server import (
     DEFAULT_POSTGRES_URL,
     MIB,
-    REDLINE,
     PeakRss,
     Server,
     Store,
+    cpu_spent,
     fresh_store,
-    libpq_url,
-    percentile,
     project_id,
     serve,
+    store_kinds,
     tree_rss,
 )
-from ingest import batch_bodies, make_runs
+from ingest import batch_bodies, make_runs, post_batches
 from redline.corrections import tallies
 from redline.corrections.export import CSV_COLUMNS
 from redline.corrections.models import Correction, CorrectionTally
@@ -135,60 +127,6 @@ LIST_COMBOS: list[tuple[str, dict[str, str]]] = [
 ]
 
 
-# -------------------------------------------------------------------------------------------- figures
-
-
-@dataclass
-class Figure:
-    """One measured thing on one store; `met` is None where no target applies."""
-
-    store: str
-    measure: str
-    count: int
-    seconds: float
-    rate: float | None
-    p50_ms: float | None = None
-    p99_ms: float | None = None
-    rss_before_mib: float | None = None
-    rss_peak_mib: float | None = None
-    target: str = "-"
-    met: bool | None = None
-    # The machine's 1-minute load when the measure ended: above 2, other work shared the 2 cores.
-    load_1m: float = field(default_factory=lambda: round(os.getloadavg()[0], 2))
-    note: str = ""
-
-
-def _latency_figures(latencies: list[float]) -> tuple[float, float]:
-    return (
-        round(statistics.median(latencies) * 1000, 2),
-        round(percentile(latencies, 0.99) * 1000, 2),
-    )
-
-
-# ---------------------------------------------------------------------------------------------- store
-
-
-@contextmanager
-def fresh_bench_store(kind: str, postgres_url: str) -> Iterator[Store]:
-    """`_server.fresh_store`, but on PostgreSQL a database of this bench's own: the other benches drop
-    and make `redline_bench` as they start, and may run at the same time as this one."""
-    if kind == "sqlite":
-        with fresh_store(kind, postgres_url) as store:
-            yield store
-        return
-    drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(BENCH_DATABASE))
-    with psycopg.connect(libpq_url(postgres_url), autocommit=True) as admin:
-        admin.execute(drop)
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(BENCH_DATABASE)))
-    try:
-        yield Store(
-            kind, make_url(postgres_url).set(database=BENCH_DATABASE).render_as_string(hide_password=False)
-        )
-    finally:
-        with psycopg.connect(libpq_url(postgres_url), autocommit=True) as admin:
-            admin.execute(drop)
-
-
 # ---------------------------------------------------------------------------------------------- runs
 
 
@@ -218,12 +156,7 @@ def bench_runs(count: int, steps: int) -> list[dict[str, Any]]:
 def ingest(server: Server, runs: list[dict[str, Any]], db: Database) -> tuple[list[RunRow], uuid.UUID]:
     """The runs through POST /v1/runs/batch; then read back by SQL, with the project's workspace."""
     with server.client() as client:
-        for body in batch_bodies(runs, project_id(client), 1_000):
-            response = client.post(
-                "/v1/runs/batch", content=body, headers={"Content-Type": "application/json"}
-            )
-            if response.status_code != 201:
-                raise RuntimeError(f"batch answered {response.status_code}: {response.text[:500]}")
+        post_batches(client, batch_bodies(runs, project_id(client), 1_000))
     with db.read() as session:
         rows = session.execute(
             select(
@@ -526,6 +459,16 @@ def _timed_gets(client: httpx.Client, path: str, params: dict[str, str], repeat:
     return latencies
 
 
+def _reads_figure(
+    store: Store, measure: str, latencies: list[float], target_ms: float, ok: bool = True, note: str = ""
+) -> Figure:
+    """Reads made one after another: their time together, and a p50 target that `ok` must also meet."""
+    figure = requests_figure(store.kind, measure, latencies, sum(latencies), note)
+    figure.target = f"p50 < {target_ms:.0f} ms"
+    figure.met = latency_ms(latencies)[0] < target_ms and ok
+    return figure
+
+
 def bench_list(store: Store, server: Server, stand_ins: dict[str, str], repeat: int) -> list[Figure]:
     """The list's first page under each of LIST_COMBOS; all fill a page but one end user's list."""
     figures = []
@@ -535,20 +478,9 @@ def bench_list(store: Store, server: Server, stand_ins: dict[str, str], repeat: 
             latencies = _timed_gets(client, LIST_ROUTE, params, repeat)
             got = len(client.get(LIST_ROUTE, params=params).json()["data"])
             full = got == 50 or (name == "participantId" and got > 0)
-            p50, p99 = _latency_figures(latencies)
+            note = f"{got} items" + ("" if full else " MISMATCH: expected a full page")
             figures.append(
-                Figure(
-                    store=store.kind,
-                    measure=f"list, first page, {name}",
-                    count=repeat,
-                    seconds=round(sum(latencies), 2),
-                    rate=round(repeat / sum(latencies), 1),
-                    p50_ms=p50,
-                    p99_ms=p99,
-                    target=f"p50 < {TARGET_LIST_MS:.0f} ms",
-                    met=p50 < TARGET_LIST_MS and full,
-                    note=f"{got} items" + ("" if full else " MISMATCH: expected a full page"),
-                )
+                _reads_figure(store, f"list, first page, {name}", latencies, TARGET_LIST_MS, full, note)
             )
     return figures
 
@@ -561,20 +493,7 @@ def bench_counts(store: Store, server: Server, project: str, agent: str, repeat:
             ("project+agentId", {"scopeKind": "project", "scopeId": project, "agentId": agent}),
         ):
             latencies = _timed_gets(client, COUNTS_ROUTE, params, repeat)
-            p50, p99 = _latency_figures(latencies)
-            figures.append(
-                Figure(
-                    store=store.kind,
-                    measure=f"counts, {name}",
-                    count=repeat,
-                    seconds=round(sum(latencies), 2),
-                    rate=round(repeat / sum(latencies), 1),
-                    p50_ms=p50,
-                    p99_ms=p99,
-                    target=f"p50 < {TARGET_COUNTS_MS:.0f} ms",
-                    met=p50 < TARGET_COUNTS_MS,
-                )
-            )
+            figures.append(_reads_figure(store, f"counts, {name}", latencies, TARGET_COUNTS_MS))
     return figures
 
 
@@ -617,25 +536,24 @@ def bench_export(
     end = b"\n" if export_format == "jsonl" else b"\r\n"
     with server.client() as client:
         rss.start()
-        server_cpu, client_cpu = _cpu_seconds(server.pid), _cpu_seconds(os.getpid())
-        started = time.perf_counter()
-        params = {"agentId": agent, "format": export_format}
-        with client.stream("GET", EXPORT_ROUTE, params=params) as response:
-            if response.status_code != 200:
-                raise RuntimeError(f"export answered {response.status_code}: {response.read()[:500]!r}")
-            media_type = response.headers.get("content-type", "")
-            carry = b""
-            for chunk in response.iter_bytes():
-                if first_byte is None:
-                    first_byte = time.perf_counter() - started
-                # A CRLF may straddle two chunks: the previous chunk's last byte goes in front.
-                ends += (carry + chunk).count(end)
-                carry = chunk[-(len(end) - 1) :] if len(end) > 1 else b""
-                size += len(chunk)
-                if len(head) < 65536:
-                    head += chunk[:65536]
-        seconds = time.perf_counter() - started
-        server_cpu, client_cpu = _cpu_seconds(server.pid) - server_cpu, _cpu_seconds(os.getpid()) - client_cpu
+        with cpu_spent(server.pid) as cpu:
+            started = time.perf_counter()
+            params = {"agentId": agent, "format": export_format}
+            with client.stream("GET", EXPORT_ROUTE, params=params) as response:
+                if response.status_code != 200:
+                    raise RuntimeError(f"export answered {response.status_code}: {response.read()[:500]!r}")
+                media_type = response.headers.get("content-type", "")
+                carry = b""
+                for chunk in response.iter_bytes():
+                    if first_byte is None:
+                        first_byte = time.perf_counter() - started
+                    # A CRLF may straddle two chunks: the previous chunk's last byte goes in front.
+                    ends += (carry + chunk).count(end)
+                    carry = chunk[-(len(end) - 1) :] if len(end) > 1 else b""
+                    size += len(chunk)
+                    if len(head) < 65536:
+                        head += chunk[:65536]
+            seconds = time.perf_counter() - started
     peak = rss.stop()
     rows = ends - (1 if export_format == "csv" else 0)
     problems = []
@@ -665,8 +583,8 @@ def bench_export(
             [
                 f"{size / MIB:.1f} MiB, first byte {(first_byte or 0) * 1000:.0f} ms, +{growth:.1f} MiB",
                 # CPU per row says more than the rate when other work shares the cores.
-                f"CPU per row: server {server_cpu / max(rows, 1) * 1e6:.1f} us, "
-                f"client {client_cpu / max(rows, 1) * 1e6:.1f} us",
+                f"CPU per row: server {cpu.server / max(rows, 1) * 1e6:.1f} us, "
+                f"client {cpu.bench / max(rows, 1) * 1e6:.1f} us",
                 *problems,
             ]
         ),
@@ -693,11 +611,6 @@ def create_bodies(runs: list[RunRow], count: int) -> list[bytes]:
             body = {"answer": "right"}
         bodies.append(orjson.dumps({"runId": str(run.id), **body}))
     return bodies
-
-
-def _cpu_seconds(pid: int) -> float:
-    times = psutil.Process(pid).cpu_times()
-    return float(times.user + times.system)
 
 
 def bench_creates(store: Store, server: Server, bodies: Sequence[bytes], clients: int, token: str) -> Figure:
@@ -728,26 +641,16 @@ def bench_creates(store: Store, server: Server, bodies: Sequence[bytes], clients
     for thread in threads:
         thread.start()
     ready.wait()
-    server_cpu = _cpu_seconds(server.pid)
-    started = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    seconds = time.perf_counter() - started
-    server_cpu = _cpu_seconds(server.pid) - server_cpu
+    with cpu_spent(server.pid) as cpu:
+        started = time.perf_counter()
+        for thread in threads:
+            thread.join()
+        seconds = time.perf_counter() - started
     if errors:
         raise RuntimeError(f"{len(errors)} client(s) failed; the first: {errors[0]}")
     every = [latency for share in latencies for latency in share]
-    p50, p99 = _latency_figures(every)
-    return Figure(
-        store=store.kind,
-        measure=f"create, {clients} clients",
-        count=len(every),
-        seconds=round(seconds, 2),
-        rate=round(len(every) / seconds, 1),
-        p50_ms=p50,
-        p99_ms=p99,
-        note=f"server CPU {server_cpu / len(every) * 1000:.2f} ms per create",
-    )
+    note = f"server CPU {cpu.server / len(every) * 1000:.2f} ms per create"
+    return requests_figure(store.kind, f"create, {clients} clients", every, seconds, note)
 
 
 # ----------------------------------------------------------------------------------------------- store
@@ -806,49 +709,9 @@ def bench_store(
                 )
     finally:
         db.dispose()
-    for figure in figures:
-        figure.note = "; ".join(part for part in (figure.note, problem) if part)
+    add_note(figures, problem)
     print(f"{store.kind}: server peak RSS over the whole run {server.peak_mib:.0f} MiB", file=log)
     return figures
-
-
-# -------------------------------------------------------------------------------------------- printing
-
-
-def _cell(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
-
-
-def print_table(figures: list[Figure], file: TextIO = sys.stdout) -> None:
-    header = (
-        "store", "measure", "count", "wall s", "per s", "p50 ms", "p99 ms", "RSS before", "RSS peak",
-        "target", "met", "load", "note",
-    )  # fmt: skip
-    rows = [
-        (
-            f.store,
-            f.measure,
-            f"{f.count:,}",
-            f"{f.seconds:.2f}",
-            _cell(f.rate),
-            _cell(f.p50_ms, 2),
-            _cell(f.p99_ms, 2),
-            _cell(f.rss_before_mib),
-            _cell(f.rss_peak_mib),
-            f.target,
-            "-" if f.met is None else ("yes" if f.met else "NO"),
-            f"{f.load_1m:.2f}",
-            f.note,
-        )
-        for f in figures
-    ]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        cells = [
-            cell.ljust(width) if i in (1, 9, 12) else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ]
-        print("  ".join(cells).rstrip(), file=file)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -885,27 +748,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Each chosen store, fresh; exit 1 if a SQLite target is missed or a count is off."""
     args = parse_args(argv)
-    if shutil.which(REDLINE) is None:
-        raise SystemExit(f"{REDLINE} not found: install redline in this interpreter's environment")
-    kinds = ["sqlite", "postgresql"] if args.store == "both" else [args.store]
+    kinds = store_kinds(args.store)
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
         print(f"generating {args.runs:,} runs x {args.steps} steps ...", file=sys.stderr)
         runs = bench_runs(args.runs, args.steps)
         for kind in kinds:
-            with fresh_bench_store(kind, args.postgres_url) as store:
+            with fresh_store(kind, args.postgres_url, BENCH_DATABASE) as store:
                 done = bench_store(store, args, runs, Path(folder))
             figures.extend(done)
             if not args.json and len(kinds) > 1:
                 # Each store's figures as soon as they are in: a later store's failure keeps them.
                 print_table(done, file=sys.stderr)
-    if args.json:
-        print(orjson.dumps([asdict(f) for f in figures], option=orjson.OPT_INDENT_2).decode())
-    else:
-        print_table(figures)
-    sqlite_ok = all(f.met is not False for f in figures if f.store == "sqlite")
-    counts_ok = not any("MISMATCH" in f.note for f in figures)
-    return 0 if sqlite_ok and counts_ok else 1
+    print_figures(figures, args.json)
+    return exit_status(figures)
 
 
 if __name__ == "__main__":

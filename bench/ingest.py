@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -182,7 +183,7 @@ def make_runs(count: int, steps_per_run: int) -> list[dict[str, Any]]:
     return runs
 
 
-def batch_bodies(runs: list[dict[str, Any]], project_id: str, batch_size: int) -> list[bytes]:
+def batch_bodies(runs: Sequence[dict[str, Any]], project_id: str, batch_size: int) -> list[bytes]:
     """Request bodies serialised before the clock starts, so the figures are the server's, not orjson's."""
     return [
         orjson.dumps({"runs": [{"projectId": project_id, **run} for run in runs[start : start + batch_size]]})
@@ -271,7 +272,7 @@ def _result(
 # ---------------------------------------------------------------------------------------------- paths
 
 
-def _post_batches(client: httpx.Client, bodies: list[bytes]) -> tuple[float, list[float]]:
+def post_batches(client: httpx.Client, bodies: list[bytes]) -> tuple[float, list[float]]:
     """Wall seconds of the whole sequence and each batch's round trip, in order."""
     latencies: list[float] = []
     started = time.perf_counter()
@@ -288,7 +289,7 @@ def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: P
     """POST /v1/runs/batch, one client, one batch at a time: the latency a single producer sees."""
     with serve(store, work / f"serve-{store.kind}.log") as server, server.client() as client:
         bodies = batch_bodies(runs, project_id(client), batch_size)
-        seconds, latencies = _post_batches(client, bodies)
+        seconds, latencies = post_batches(client, bodies)
     steps = sum(len(run["steps"]) for run in runs)
     return _result(store, "api", len(runs), steps, seconds, latencies, server.peak_mib)
 

@@ -18,7 +18,7 @@ For each store (--store sqlite|postgresql|both) a fresh store (a temporary SQLit
    batch size. The queue must then hold exactly the runs the filters match (computed here in Python).
 3. **navigation**: a queue of --items items (whole traces of the automation part's plain project, or
    as many small runs ingested for it) seeded straight into `queue_items` with `redline.db.bulk_insert`,
-   a third of them reviewed, with the queue's counters set to match, as `queues/items.py` keeps them;
+   a third of them reviewed, into a queue made through the API, its counters set by `queues.items.recount`;
    then --steps `GET /v2/annotation-queues/{id}/review?item_id&direction=next|previous[&unreviewed=true]`
    from random items, one after another; p50/p99. Every answer's position and totals are checked
    against the seeded order.
@@ -34,17 +34,14 @@ is missed or a check fails; PostgreSQL is shown against the same targets.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import shutil
 import statistics
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -52,28 +49,25 @@ from urllib.parse import urlencode
 
 import httpx
 import orjson
-import psutil
-import psycopg
-from psycopg import sql
-from sqlalchemy import Table, select, text, update
-from sqlalchemy.engine import make_url
+from sqlalchemy import Table, select, text
 
-from _load import Target, raw_request, send_all
+from _load import raw_request, send_all
+from _report import Figure, latency_ms, print_figures, print_table, requests_figure
 from _server import (
-    BENCH_TOKEN,
     DEFAULT_POSTGRES_URL,
-    REDLINE,
     Server,
     Store,
+    cpu_spent,
     fresh_store,
-    libpq_url,
-    percentile,
     project_id,
     serve,
+    store_kinds,
 )
+from ingest import batch_bodies
 from redline.db import Database, bulk_insert, make_engine
 from redline.identity.models import Principal
-from redline.queues.models import Queue, QueueItem
+from redline.queues.items import recount
+from redline.queues.models import QueueItem
 from redline.traces.models import Trace
 
 PARTS = ("annotate", "automation", "navigation")
@@ -122,52 +116,6 @@ FIXES = [
 ]
 
 
-@dataclass
-class Figure:
-    """One measured thing on one store; `met` is None where no target applies."""
-
-    store: str
-    measure: str
-    count: int
-    seconds: float
-    rate: float | None
-    p50_ms: float | None = None
-    p99_ms: float | None = None
-    target: str = "-"
-    met: bool | None = None
-    # The machine's 1-minute load when the measure ended: above 2, other work shared the 2 cores.
-    load_1m: float = field(default_factory=lambda: round(os.getloadavg()[0], 2))
-    note: str = ""
-
-
-def _latency_figures(latencies: list[float]) -> tuple[float, float]:
-    return (
-        round(statistics.median(latencies) * 1000, 2),
-        round(percentile(latencies, 0.99) * 1000, 2),
-    )
-
-
-def _cpu_seconds(pid: int) -> float:
-    """CPU seconds a process and its children (a server's workers) have used so far."""
-    process = psutil.Process(pid)
-    total = 0.0
-    for member in [process, *process.children(recursive=True)]:
-        with suppress(psutil.NoSuchProcess):
-            times = member.cpu_times()
-            total += times.user + times.system
-    return total
-
-
-def _own_cpu_seconds() -> float:
-    times = psutil.Process().cpu_times()
-    return float(times.user + times.system)
-
-
-def _target(server: Server) -> Target:
-    url = httpx.URL(server.base_url)
-    return Target(url.host, url.port or 80, BENCH_TOKEN)
-
-
 def timed_requests(
     store: Store,
     server: Server,
@@ -176,22 +124,17 @@ def timed_requests(
     measure: str,
 ) -> Figure:
     """(method, path, body) over `clients` keep-alive connections at once; every answer must be 200."""
-    target = _target(server)
+    target = server.load_target()
     raw = [raw_request(target, method, path, body) for method, path, body in requests]
-    server_cpu, own_cpu = _cpu_seconds(server.pid), _own_cpu_seconds()
-    latencies, seconds = send_all(target, raw, clients)
-    server_cpu, own_cpu = _cpu_seconds(server.pid) - server_cpu, _own_cpu_seconds() - own_cpu
-    p50, p99 = _latency_figures(latencies)
-    return Figure(
-        store=store.kind,
-        measure=measure,
-        count=len(latencies),
-        seconds=round(seconds, 2),
-        rate=round(len(latencies) / seconds, 1),
-        p50_ms=p50,
-        p99_ms=p99,
-        note=f"CPU per request: server {server_cpu / len(latencies) * 1000:.2f} ms, "
-        f"bench {own_cpu / len(latencies) * 1000:.2f} ms",
+    with cpu_spent(server.pid) as cpu:
+        latencies, seconds = send_all(target, raw, clients)
+    return requests_figure(
+        store.kind,
+        measure,
+        latencies,
+        seconds,
+        note=f"CPU per request: server {cpu.server / len(latencies) * 1000:.2f} ms, "
+        f"bench {cpu.bench / len(latencies) * 1000:.2f} ms",
     )
 
 
@@ -243,8 +186,7 @@ def make_run(
 def post_batches(client: httpx.Client, project: str, runs: Sequence[dict[str, Any]], size: int) -> list[str]:
     """The runs through POST /v1/runs/batch; their ids, in order."""
     ids: list[str] = []
-    for start in range(0, len(runs), size):
-        body = orjson.dumps({"runs": [{"projectId": project, **run} for run in runs[start : start + size]]})
+    for body in batch_bodies(runs, project, size):
         answer = client.post("/v1/runs/batch", content=body, headers={"Content-Type": "application/json"})
         if answer.status_code != 201:
             raise RuntimeError(f"POST /v1/runs/batch answered {answer.status_code}: {answer.text[:500]}")
@@ -358,6 +300,17 @@ def _project(client: httpx.Client, name: str) -> str:
     return ident
 
 
+def _queue(client: httpx.Client, name: str, project: str) -> str:
+    """An annotation queue made through the API, as a person makes one; its id."""
+    made = client.post(
+        "/v2/annotation-queues", json={"display_name": name, "description": "", "project_id": project}
+    )
+    if made.status_code != 200:
+        raise RuntimeError(f"POST /v2/annotation-queues answered {made.status_code}: {made.text[:300]}")
+    ident: str = made.json()["_id"]
+    return ident
+
+
 @dataclass
 class Automated:
     """What the automation part leaves for the navigation part: the plain project's traces."""
@@ -377,12 +330,9 @@ def bench_automation(
         post_batches(client, plain, [{**warm[0], "externalId": "warm"}], 1)
         post_batches(client, automated, [{**warm[1], "externalId": "warm", "status": "failed"}], 1)
         agents = client.get(f"/v1/projects/{automated}/agents").json()["data"]
-        queue = client.post(
-            "/v2/annotation-queues",
-            json={"display_name": "VIP refunds", "description": "", "project_id": automated},
-        ).json()
+        queue = _queue(client, "VIP refunds", automated)
         rule = client.post(
-            f"/v2/annotation-queues/{queue['_id']}/automations",
+            f"/v2/annotation-queues/{queue}/automations",
             json={"name": "vip refunds", "filters": {**AUTOMATION_FILTERS, "agent_ids": [agents[0]["id"]]}},
         )
         if rule.status_code != 200:
@@ -390,12 +340,7 @@ def bench_automation(
         print(f"{store.kind}: {args.runs:,} runs into each of two projects, one automated ...", file=log)
         runs = [make_run(n, rng, with_spans=False, metadata=_metadata(rng)) for n in range(args.runs)]
         bodies = {
-            name: [
-                orjson.dumps(
-                    {"runs": [{"projectId": ident, **run} for run in runs[start : start + args.batch_size]]}
-                )
-                for start in range(0, len(runs), args.batch_size)
-            ]
+            name: batch_bodies(runs, ident, args.batch_size)
             for name, ident in (("plain", plain), ("automated", automated))
         }
         spent: dict[str, list[float]] = {"plain": [], "automated": []}
@@ -417,7 +362,7 @@ def bench_automation(
                     )
                 if name == "plain":
                     plain_ids.extend(item["id"] for item in answer.json()["data"])
-        held = client.get(f"/v2/annotation-queues/{queue['_id']}").json()["metadata"]["items_count"]
+        held = client.get(f"/v2/annotation-queues/{queue}").json()["metadata"]["items_count"]
     expected = sum(_expected_match(run) for run in runs)
     ok = held == expected
     figures = []
@@ -431,8 +376,8 @@ def bench_automation(
                 count=len(times) * args.batch_size,
                 seconds=round(sum(times), 2),
                 rate=round(len(times) * args.batch_size / sum(times), 1),
-                p50_ms=_latency_figures(times)[0],
-                p99_ms=_latency_figures(times)[1],
+                p50_ms=latency_ms(times)[0],
+                p99_ms=latency_ms(times)[1],
                 note=f"batches of {args.batch_size}; p50/p99 per batch"
                 + (
                     f"; queued {held:,} (expected {expected:,}{'' if ok else ', MISMATCH'})"
@@ -460,35 +405,25 @@ def bench_automation(
 
 
 def seed_queue(
-    db: Database, project: str, trace_ids: Sequence[str], rng: random.Random
-) -> tuple[str, list[tuple[str, bool]]]:
-    """A queue of one item per trace, a third reviewed, straight into the tables; its counters set as
-    `queues/items.py` keeps them. Answers the queue id and (item id, reviewed) in seq order."""
+    db: Database, queue_id: str, trace_ids: Sequence[str], rng: random.Random
+) -> list[tuple[str, bool]]:
+    """One item per trace in the (empty) queue, a third reviewed, straight into `queue_items`; then the
+    queue's counters set from them by `queues.items.recount`. Answers (item id, reviewed) in seq order.
+
+    Not `queues.items.insert_items`, which adds items unreviewed only (each checked for a duplicate
+    first): the navigation wants a third of them reviewed, as in a queue people are working through."""
     now = datetime.now(UTC)
+    queue = uuid.UUID(queue_id)
     with db.write() as session:
         admin = session.scalars(select(Principal).order_by(Principal.created_at)).first()
         assert admin is not None
-        queue = Queue(
-            id=uuid.uuid4(),
-            workspace_id=admin.workspace_id,
-            project_id=uuid.UUID(project),
-            kind="annotation",
-            name="Everything",
-            description="",
-            created_by=admin.id,
-            updated_by=admin.id,
-            created_at=now,
-            updated_at=now,
-        )
-        session.add(queue)
-        session.flush()
         rows = []
         for seq, trace_id in enumerate(trace_ids, start=1):
             reviewed = rng.random() < REVIEWED_SHARE
             rows.append(
                 {
                     "id": uuid.uuid4(),
-                    "queue_id": queue.id,
+                    "queue_id": queue,
                     "seq": seq,
                     "type": "span",
                     "trace_id": uuid.UUID(trace_id),
@@ -508,16 +443,11 @@ def seed_queue(
         table = cast(Table, QueueItem.__table__)
         for start in range(0, len(rows), SEED_CHUNK):
             bulk_insert(session, table, rows[start : start + SEED_CHUNK])
-        reviewed_count = sum(row["reviewed_at"] is not None for row in rows)
-        session.execute(
-            update(Queue)
-            .where(Queue.id == queue.id)
-            .values(items_count=len(rows), reviewed_count=reviewed_count)
-        )
+        recount(session, queue)
     if db.dialect_name == "postgresql":
         with db.engine.connect() as connection:
             connection.execution_options(isolation_level="AUTOCOMMIT").execute(text("ANALYZE"))
-    return str(queue.id), [(str(row["id"]), row["reviewed_at"] is not None) for row in rows]
+    return [(str(row["id"]), row["reviewed_at"] is not None) for row in rows]
 
 
 def _expected_place(
@@ -602,8 +532,9 @@ def bench_navigation(
             print(f"{store.kind}: {args.items:,} runs for the queue ...", file=log)
             runs = [make_run(n, rng, with_spans=False, metadata={}) for n in range(args.items)]
             trace_ids = post_batches(client, project, runs, args.batch_size)
+        queue_id = _queue(client, "Everything", project)
     print(f"{store.kind}: seeding a queue of {len(trace_ids):,} items ...", file=log)
-    queue_id, items = seed_queue(db, project, trace_ids, rng)
+    items = seed_queue(db, queue_id, trace_ids, rng)
     print(f"{store.kind}: {args.steps:,} next/previous steps, no gaps ...", file=log)
     dense, dense_ok = _steps(
         store, server, queue_id, items, args.steps, rng, f"queue next/previous, {len(items):,} items"
@@ -633,30 +564,6 @@ def bench_navigation(
 # ------------------------------------------------------------------------------------------------ driver
 
 
-def _drop(admin_url: str) -> None:
-    with psycopg.connect(libpq_url(admin_url), autocommit=True) as admin:
-        admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(REVIEWS_DATABASE))
-        )
-
-
-@contextmanager
-def own_store(kind: str, postgres_url: str) -> Iterator[Store]:
-    """`_server.fresh_store`, with a PostgreSQL database of this bench's own."""
-    if kind == "sqlite":
-        with fresh_store(kind, postgres_url) as store:
-            yield store
-        return
-    _drop(postgres_url)
-    with psycopg.connect(libpq_url(postgres_url), autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(REVIEWS_DATABASE)))
-    try:
-        url = make_url(postgres_url).set(database=REVIEWS_DATABASE).render_as_string(hide_password=False)
-        yield Store(kind, url)
-    finally:
-        _drop(postgres_url)
-
-
 def bench_store(store: Store, args: argparse.Namespace, work: Path) -> tuple[list[Figure], bool]:
     log = sys.stderr
     figures: list[Figure] = []
@@ -678,46 +585,6 @@ def bench_store(store: Store, args: argparse.Namespace, work: Path) -> tuple[lis
     finally:
         db.dispose()
     return figures, checks
-
-
-def _cell(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
-
-
-def print_table(figures: list[Figure], file: Any = None) -> None:
-    header = (
-        "store",
-        "measure",
-        "count",
-        "wall s",
-        "per s",
-        "p50 ms",
-        "p99 ms",
-        "target",
-        "met",
-        "load",
-        "note",
-    )
-    rows = [
-        (
-            f.store,
-            f.measure,
-            f"{f.count:,}",
-            f"{f.seconds:.2f}",
-            _cell(f.rate),
-            _cell(f.p50_ms, 2),
-            _cell(f.p99_ms, 2),
-            f.target,
-            "-" if f.met is None else ("yes" if f.met else "NO"),
-            f"{f.load_1m:.2f}",
-            f.note,
-        )
-        for f in figures
-    ]
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        line = "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True))
-        print(line.rstrip(), file=file or sys.stdout)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -752,23 +619,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Each chosen store on a fresh store; exit 1 if a SQLite target is missed or a check fails."""
     args = parse_args(argv)
-    if shutil.which(REDLINE) is None:
-        raise SystemExit(f"{REDLINE} not found: install redline in this interpreter's environment")
-    kinds = ["sqlite", "postgresql"] if args.store == "both" else [args.store]
+    kinds = store_kinds(args.store)
     figures: list[Figure] = []
     checks = True
     with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
         for kind in kinds:
-            with own_store(kind, args.postgres_url) as store:
+            with fresh_store(kind, args.postgres_url, REVIEWS_DATABASE) as store:
                 found, ok = bench_store(store, args, Path(folder))
             figures.extend(found)
             checks = checks and ok
             # Each store's figures as soon as it is done, so a failure later loses none of them.
-            print_table(found, file=sys.stderr)
-    if args.json:
-        print(orjson.dumps([asdict(f) for f in figures], option=orjson.OPT_INDENT_2).decode())
-    else:
-        print_table(figures)
+            print_table(found, file=sys.stderr, memory=False, align=False)
+    print_figures(figures, args.json, memory=False, align=False)
     missed = [f for f in figures if f.store == "sqlite" and f.met is False]
     return 1 if missed or not checks else 0
 

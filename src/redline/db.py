@@ -119,6 +119,14 @@ def new_id() -> uuid.UUID:
     return uuid.uuid4()
 
 
+def parse_id(value: str) -> uuid.UUID | None:
+    """An id we made, or None for any other text (which then names nothing)."""
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -215,17 +223,24 @@ class _WriteTurn:
     """
 
     def __init__(self, engine: Engine):
-        with engine.connect() as connection:
-            timeout_ms = connection.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0
-        self._timeout_s = int(timeout_ms) / 1000
+        self._engine = engine
+        # Read at the first write, not here: making a Database must not touch the store.
+        self._timeout_s: float | None = None
         self._lock = threading.Lock()
         self._held = threading.local()
+
+    def _timeout(self) -> float:
+        if self._timeout_s is None:
+            with self._engine.connect() as connection:
+                timeout_ms = connection.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0
+            self._timeout_s = int(timeout_ms) / 1000
+        return self._timeout_s
 
     def __enter__(self) -> None:
         # A stack per thread: a write begun inside another (which SQLite then refuses) must not
         # release the outer one's turn.
         stack: list[bool] = self._held.__dict__.setdefault("stack", [])
-        stack.append(self._lock.acquire(timeout=self._timeout_s))
+        stack.append(self._lock.acquire(timeout=self._timeout()))
 
     def __exit__(self, *exc: object) -> None:
         if self._held.stack.pop():

@@ -4,16 +4,18 @@ clients page: each page is an index range read from the row the id names, howeve
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Select, select, tuple_
+from sqlalchemy import Select, func, select, tuple_
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from redline.db import parse_id
 from redline.errors import Invalid
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 200
@@ -30,10 +32,7 @@ def _edge(
 ) -> tuple[Any, ...]:
     """The sort key of the row an edge id names; an id that names no row is bad input, not an empty page."""
     id_column = keys[-1]
-    try:
-        parsed = uuid.UUID(ident)
-    except ValueError:
-        parsed = None
+    parsed = parse_id(ident)
     found = session.execute(select(*keys).where(id_column == parsed)).first() if parsed else None
     if found is None:
         raise Invalid(f"{field}: no item has the id {ident}.", details={"field": field})
@@ -75,3 +74,39 @@ def id_page(
     if not forward:
         rows.reverse()
     return IdPage(rows, has_more)
+
+
+def every_item(read: Callable[[str | None], tuple[IdPage[Any], Sequence[V]]]) -> Iterator[V]:
+    """Every item of an id-paged list, read a page at a time as the caller gets that far: `read(after)`
+    answers the page after the row whose id is `after` (the first page for None), with what to give
+    for its rows (`with_items` when that is the rows themselves)."""
+    after: str | None = None
+    while True:
+        page, given = read(after)
+        yield from given
+        if not page.has_more or not page.items:
+            return
+        after = str(page.items[-1].id)
+
+
+def with_items(page: IdPage[T]) -> tuple[IdPage[T], list[T]]:
+    """A page as `every_item` reads it, for a list whose rows are what the caller wants."""
+    return page, page.items
+
+
+def named_and_updated_by(
+    query: Select[T],
+    name: InstrumentedAttribute[str],
+    updated_by_column: InstrumentedAttribute[uuid.UUID | None],
+    *,
+    search: str | None,
+    updated_by: str | None,
+) -> Select[T]:
+    """A /v2 list's filters: `search` keeps the rows whose name holds it (any case), `updated_by` those
+    last changed by one of the comma-separated principal ids (text that is no id of ours matches none)."""
+    if search:
+        query = query.where(func.lower(name).contains(search.lower(), autoescape=True))
+    if updated_by is not None:
+        ids = [parsed for part in updated_by.split(",") if (parsed := parse_id(part.strip()))]
+        query = query.where(updated_by_column.in_(ids))
+    return query

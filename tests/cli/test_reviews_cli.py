@@ -14,13 +14,13 @@ from click.testing import CliRunner, Result
 from redline.cli.main import cli
 from redline.datasets import service as datasets
 from redline.datasets.schemas import DatapointIn, DatasetIn
+from redline.datasets.wire import datapoint_dict
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.queues import service as queues
 from redline.queues.reviewing import save_review
 from redline.queues.schemas import ReviewValue
 from redline.reviews import service as reviews
-from redline.surfaces.reviews.dataset_wire import datapoint_dict
 from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin

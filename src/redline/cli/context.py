@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import click
 from pydantic import ValidationError
@@ -126,3 +127,17 @@ def shown_url(url: str) -> str:
 def fail(error: RedlineError) -> click.ClickException:
     """A domain error as a CLI error: its sentence, no traceback, exit status 1."""
     return click.ClickException(error.message)
+
+
+# `-o/--output FILE` of a command that writes a file (an export); without it, standard output.
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write [default: standard output].",
+)
+
+
+def open_output(output: Path | None) -> IO[Any]:
+    """Where an export writes its bytes: the file named by --output, or standard output."""
+    return click.open_file(str(output) if output else "-", "wb")

@@ -17,7 +17,7 @@ import click
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, fail, pass_context
+from redline.cli.context import CliContext, fail, open_output, output_option, pass_context
 from redline.cli.identity import _as_operator, _table
 from redline.corrections import exportlog
 from redline.corrections import service as corrections_service
@@ -303,12 +303,7 @@ def _write_pages(
     show_default=True,
     help="csv (RFC 4180, a header row) or jsonl (one correction per line).",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="File to write [default: standard output].",
-)
+@output_option
 @pass_context
 def export_corrections(context: CliContext, /, format_: str, output: Path | None, **options: Any) -> None:
     """Every correction of an agent that the filters match, newest first, streamed as CSV or JSONL.
@@ -332,7 +327,7 @@ def export_corrections(context: CliContext, /, format_: str, output: Path | None
     sent = 0
     outcome = "failed"
     try:
-        with click.open_file(str(output) if output else "-", "wb") as sink:
+        with open_output(output) as sink:
             if format_ == "csv":
                 sink.write(csv_header())
             sent = _write_pages(db, actor, filters, format_, sink, progress)

@@ -9,21 +9,21 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import click
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, pass_context
+from redline.cli.context import CliContext, open_output, output_option, pass_context
 from redline.cli.identity import _as_operator, _table, _when
 from redline.datasets import service as datasets
 from redline.datasets.models import Datapoint
 from redline.datasets.schemas import DatasetChange, DatasetIn
 from redline.datasets.service import DatasetView
+from redline.datasets.wire import datapoint_dict
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.idpages import MAX_LIMIT
-from redline.jsonio import dumps, iso
+from redline.idpages import MAX_LIMIT, every_item, with_items
+from redline.jsonio import dumps
 
 # How much of a datapoint's inputs and expected output a table row shows.
 _CELL = 60
@@ -37,16 +37,13 @@ def datasets_group() -> None:
 def _all_datasets(
     session: Session, actor: Actor, project_id: str | None = None, search: str | None = None
 ) -> list[DatasetView]:
-    found: list[DatasetView] = []
-    after: str | None = None
-    while True:
-        page, views = datasets.list_datasets(
-            session, actor, limit=MAX_LIMIT, starting_after=after, search=search, project_id=project_id
+    return list(
+        every_item(
+            lambda after: datasets.list_datasets(
+                session, actor, limit=MAX_LIMIT, starting_after=after, search=search, project_id=project_id
+            )
         )
-        found.extend(views)
-        if not page.has_more or not page.items:
-            return found
-        after = str(page.items[-1].id)
+    )
 
 
 def find_dataset(session: Session, actor: Actor, name_or_id: str) -> DatasetView:
@@ -65,34 +62,13 @@ def find_dataset(session: Session, actor: Actor, name_or_id: str) -> DatasetView
     return named[0]
 
 
-def datapoint_line(datapoint: Datapoint, workspace_id: object) -> dict[str, Any]:
-    """A datapoint as `GET /v2/datasets/{id}/datapoints` answers it (the tests hold the two equal)."""
-    return {
-        "_id": str(datapoint.id),
-        "dataset_id": str(datapoint.dataset_id),
-        "workspace_id": str(workspace_id),
-        "created_by_id": str(datapoint.created_by) if datapoint.created_by is not None else "",
-        "updated_by_id": str(datapoint.updated_by) if datapoint.updated_by is not None else "",
-        "inputs": datapoint.inputs,
-        "messages": datapoint.messages,
-        "expected_output": datapoint.expected_output,
-        "evaluations": [],
-        "snapshot_version": str(datapoint.snapshot_version),
-        "trace_id": str(datapoint.trace_id) if datapoint.trace_id is not None else None,
-        "created": iso(datapoint.created_at),
-        "updated": iso(datapoint.updated_at),
-    }
-
-
 def _datapoints(session: Session, actor: Actor, dataset_id: uuid.UUID) -> Iterator[Datapoint]:
     """Every datapoint of the dataset, newest first, a page at a time."""
-    after: str | None = None
-    while True:
-        page = datasets.list_datapoints(session, actor, dataset_id, limit=MAX_LIMIT, starting_after=after)
-        yield from page.items
-        if not page.has_more or not page.items:
-            return
-        after = str(page.items[-1].id)
+    return every_item(
+        lambda after: with_items(
+            datasets.list_datapoints(session, actor, dataset_id, limit=MAX_LIMIT, starting_after=after)
+        )
+    )
 
 
 def _cell(value: object) -> str:
@@ -184,21 +160,16 @@ def show_dataset(context: CliContext, dataset: str, limit: int) -> None:
 
 @datasets_group.command("export")
 @click.argument("dataset")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="File to write [default: standard output].",
-)
+@output_option
 @pass_context
 def export_dataset(context: CliContext, dataset: str, output: Path | None) -> None:
     """Every datapoint of DATASET (name or id), newest first, as JSON lines shaped as the API's datapoints."""
     with _as_operator(context, write=False) as (session, actor):
         view = find_dataset(session, actor, dataset)
         written = 0
-        with click.open_file(str(output) if output else "-", "wb") as sink:
+        with open_output(output) as sink:
             for datapoint in _datapoints(session, actor, view.dataset.id):
-                sink.write(dumps(datapoint_line(datapoint, actor.workspace_id)) + b"\n")
+                sink.write(dumps(datapoint_dict(datapoint, actor.workspace_id)) + b"\n")
                 written += 1
     if output is not None:
         click.echo(f'Wrote {written} datapoints of "{view.dataset.name}" to {output}.')

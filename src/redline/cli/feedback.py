@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from redline.annotations.export import export_chunks
-from redline.cli.context import CliContext, fail, pass_context, tune_gc_for_bulk_work
+from redline.cli.context import CliContext, fail, open_output, pass_context, tune_gc_for_bulk_work
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
@@ -37,7 +37,7 @@ def export_annotations(context: CliContext, output: Path | None) -> None:
     db = context.ready_database()
     count = 0
     try:
-        with db.read() as session, click.open_file(str(output) if output else "-", "wb") as sink:
+        with db.read() as session, open_output(output) as sink:
             for chunk in export_chunks(session, identity.operator(session)):
                 sink.write(chunk)
                 count += chunk.count(b"\n")

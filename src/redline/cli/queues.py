@@ -22,7 +22,7 @@ from redline.cli.identity import _as_operator, _table, _when
 from redline.cli.reviews import key_in
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.idpages import MAX_LIMIT
+from redline.idpages import MAX_LIMIT, every_item
 from redline.queues import automations as automations_service
 from redline.queues import service as queues
 from redline.queues.items import WHOLE_TRACE
@@ -44,14 +44,13 @@ def queues_group() -> None:
 
 
 def _all_queues(session: Session, actor: Actor, search: str | None = None) -> list[QueueView]:
-    found: list[QueueView] = []
-    after: str | None = None
-    while True:
-        page, views = queues.list_queues(session, actor, limit=MAX_LIMIT, starting_after=after, search=search)
-        found.extend(views)
-        if not page.has_more or not page.items:
-            return found
-        after = str(page.items[-1].id)
+    return list(
+        every_item(
+            lambda after: queues.list_queues(
+                session, actor, limit=MAX_LIMIT, starting_after=after, search=search
+            )
+        )
+    )
 
 
 def find_queue(session: Session, actor: Actor, name_or_id: str) -> QueueView:

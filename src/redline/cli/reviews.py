@@ -19,7 +19,7 @@ from redline.cli.identity import _as_operator, _table
 from redline.identity import service as identity
 from redline.identity.models import Project
 from redline.identity.service import Actor
-from redline.idpages import MAX_LIMIT
+from redline.idpages import MAX_LIMIT, every_item, with_items
 from redline.jsonio import dumps
 from redline.reviews import service as reviews
 from redline.reviews.models import ReviewKey
@@ -33,14 +33,15 @@ def reviews_group() -> None:
 
 def project_keys(session: Session, actor: Actor, project: Project) -> list[ReviewKey]:
     """Every definition of the project, newest first, read a page at a time."""
-    found: list[ReviewKey] = []
-    after: str | None = None
-    while True:
-        page = reviews.list_keys(session, actor, project_id=project.id, limit=MAX_LIMIT, starting_after=after)
-        found.extend(page.items)
-        if not page.has_more or not page.items:
-            return found
-        after = str(page.items[-1].id)
+    return list(
+        every_item(
+            lambda after: with_items(
+                reviews.list_keys(
+                    session, actor, project_id=project.id, limit=MAX_LIMIT, starting_after=after
+                )
+            )
+        )
+    )
 
 
 def key_in(session: Session, actor: Actor, project: Project, name_or_id: str) -> ReviewKey:

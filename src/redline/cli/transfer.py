@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from redline.cli.context import CliContext, fail, pass_context, tune_gc_for_bulk_work
+from redline.cli.context import CliContext, fail, open_output, pass_context, tune_gc_for_bulk_work
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
@@ -120,7 +120,7 @@ def export_runs(context: CliContext, project: str, output: Path | None) -> None:
     db = context.ready_database()
     count = 0
     try:
-        with db.read() as session, click.open_file(str(output) if output else "-", "wb") as sink:
+        with db.read() as session, open_output(output) as sink:
             actor = identity.operator(session)
             target = identity.find_project(session, actor, project)
             for view in traces.iter_project_runs(session, actor, target.id):

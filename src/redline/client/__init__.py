@@ -20,12 +20,11 @@ in docs/api-corrections.md; human reviews and span annotations (`client.human_re
 from __future__ import annotations
 
 import os
-from types import TracebackType
 from typing import Any
 
 import httpx
 
-from redline.client._http import Http, json_object
+from redline.client._http import Closing, Http, json_object
 from redline.client.audit import AuditEvents
 from redline.client.corrections import Corrections, TestRuns
 from redline.client.datasets import Datasets
@@ -67,7 +66,7 @@ URL_VARIABLE = "REDLINE_URL"
 TOKEN_VARIABLE = "REDLINE_TOKEN"
 
 
-class Client:
+class Client(Closing):
     """A connection to one Redline server as one token's holder.
 
     `base_url` and `token` default to the REDLINE_URL and REDLINE_TOKEN environment variables, so a
@@ -129,17 +128,6 @@ class Client:
     def close(self) -> None:
         """Release the connection pool; the client can't be used afterwards."""
         self._http.close()
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         # Never the token: reprs end up in logs.

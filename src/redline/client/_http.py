@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 from urllib.parse import quote
 
 import httpx
@@ -84,6 +84,11 @@ def json_object(value: Any, what: str) -> dict[str, Any]:
             f"Expected {what} as a JSON object, got {type(value).__name__}.", status=200, code="bad-response"
         )
     return value
+
+
+def given(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A request body of the fields passed: None means "not given", so it is left out, not sent as null."""
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 def _request_id(response: httpx.Response, body: Mapping[str, Any] | None) -> str | None:
@@ -159,7 +164,25 @@ def _clean_params(params: Params | None) -> dict[str, str | int]:
     return clean
 
 
-class ByteStream:
+class Closing:
+    """Something that holds connections until `close()`, and closes as its `with` block ends."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class ByteStream(Closing):
     """An answer's body as it arrives, in chunks of bytes, for downloads too big to hold (an export).
 
     The request has already been answered with success when you get one, so errors are raised by the
@@ -183,17 +206,6 @@ class ByteStream:
 
     def close(self) -> None:
         self._response.close()
-
-    def __enter__(self) -> ByteStream:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class Http:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from redline.client._http import ByteStream, Http, Params, json_object, segment
+from redline.client._http import ByteStream, Http, Params, given, json_object, segment
 from redline.client.resources import DEFAULT_PAGE_SIZE, Page, _every, _page, _time
 
 __all__ = ["Corrections", "TestRuns"]
@@ -26,11 +26,6 @@ _EXPORT_MEDIA = {"csv": "text/csv", "jsonl": "application/jsonl"}
 def _key(given: str | None) -> str:
     """The caller's key, or a new one: each call is one request, however often it is sent."""
     return given if given is not None else str(uuid.uuid4())
-
-
-def _body(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields given, camelCase; None means "not given" and is left out rather than sent as null."""
-    return {name: value for name, value in fields.items() if value is not None}
 
 
 def _filters(
@@ -105,7 +100,7 @@ class Corrections:
         InvalidRequestError with the document's sentence; a run not finished is a ConflictError
         (`run-not-finished`). No corrector groups exist yet, so any `corrector_group_id` is not found.
         """
-        body = _body(
+        body = given(
             {
                 "runId": run_id,
                 "decisions": decisions,
@@ -232,7 +227,7 @@ class Corrections:
         A change the workflow forbids is a ConflictError `correction-status-change-not-allowed` whose
         `details` are `{"from": ..., "to": ...}`; one missing something is an InvalidRequestError.
         """
-        body = _body({"sortedTo": sorted_to, "status": status, "link": link, "reason": reason})
+        body = given({"sortedTo": sorted_to, "status": status, "link": link, "reason": reason})
         answered = self._http.request(
             "PATCH",
             f"/v1/corrections/{segment(correction_id)}",
@@ -333,7 +328,7 @@ class TestRuns:
         the replay was `right`, its `problems`, and the `status` now. `how` says how the project came to
         run the version; `experts_only` skips cases that are not an expert's correction.
         """
-        body = _body(
+        body = given(
             {
                 "agentId": agent_id,
                 "flowId": flow_id,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from redline.client._http import Http, Params, json_object, segment
+from redline.client._http import Http, Params, given, json_object, segment
 from redline.client.idlists import every_by_id, fetch_page
 from redline.client.resources import DEFAULT_PAGE_SIZE, Page
 
@@ -22,6 +22,11 @@ Dicts = list[dict[str, Any]]
 DATASETS = "/v2/datasets"
 # "Not passed", so `None` can clear a datapoint's field.
 _UNSET: Any = object()
+
+
+def _list_params(project_id: str | None, search: str | None, updated_by: str | None, limit: int) -> Params:
+    """The query of `list` and `page`."""
+    return {"project_id": project_id, "search": search, "updated_by": updated_by, "limit": limit}
 
 
 class Datasets:
@@ -46,13 +51,7 @@ class Datasets:
     ) -> Iterator[dict[str, Any]]:
         """Every dataset (of one project, or of every readable one), newest first, each with
         `metadata.datapoints_count` and `total_versions`."""
-        params: Params = {
-            "project_id": project_id,
-            "search": search,
-            "updated_by": updated_by,
-            "limit": limit,
-        }
-        return every_by_id(self._http, DATASETS, params)
+        return every_by_id(self._http, DATASETS, _list_params(project_id, search, updated_by, limit))
 
     def page(
         self,
@@ -64,12 +63,7 @@ class Datasets:
         cursor: str | None = None,
     ) -> Page:
         """One page of `list`, after `cursor` (the previous page's `next_cursor`)."""
-        params: Params = {
-            "project_id": project_id,
-            "search": search,
-            "updated_by": updated_by,
-            "limit": limit,
-        }
+        params = _list_params(project_id, search, updated_by, limit)
         return fetch_page(self._http, DATASETS, params, cursor)
 
     def create(self, display_name: str, *, path: str | None = None) -> dict[str, Any]:
@@ -87,11 +81,7 @@ class Datasets:
         self, dataset_id: str, *, display_name: str | None = None, project_id: str | None = None
     ) -> dict[str, Any]:
         """Rename it, or move it with its datapoints to another project you may write to."""
-        body = {
-            name: value
-            for name, value in {"display_name": display_name, "project_id": project_id}.items()
-            if value is not None
-        }
+        body = given({"display_name": display_name, "project_id": project_id})
         return json_object(self._http.request("PATCH", self._path(dataset_id), json=body), "a dataset")
 
     def delete(self, dataset_id: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from redline.client._http import Http, Params, json_object, segment
+from redline.client._http import Http, Params, given, json_object, segment
 from redline.client.idlists import every_by_id, fetch_page
 from redline.client.resources import DEFAULT_PAGE_SIZE, Page
 
@@ -23,17 +23,26 @@ Direction = Literal["current", "next", "previous"]
 QUEUES = "/v2/annotation-queues"
 
 
-def _given(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields passed; None means "leave it", so it is not sent."""
-    return {name: value for name, value in fields.items() if value is not None}
-
-
 def _list_of(value: Any, what: str) -> list[dict[str, Any]]:
     if isinstance(value, dict):
         value = value.get("data") or []
     if not isinstance(value, list):
         value = [value]
     return [json_object(item, what) for item in value]
+
+
+def _automation_body(
+    name: str | None, filters: Mapping[str, Any] | None, sample: float | None, enabled: bool | None
+) -> dict[str, Any]:
+    """An automation's fields as `create` and `update` send them; None is "not given"."""
+    return given(
+        {
+            "name": name,
+            "filters": dict(filters) if filters is not None else None,
+            "sample": sample,
+            "enabled": enabled,
+        }
+    )
 
 
 class QueueAutomations:
@@ -68,14 +77,7 @@ class QueueAutomations:
     ) -> dict[str, Any]:
         """A new automation; it applies to runs written from now on. A bad filter is an
         InvalidRequestError naming it (`filters.metadata[0].op: ...`)."""
-        body = _given(
-            {
-                "name": name,
-                "filters": dict(filters) if filters is not None else None,
-                "sample": sample,
-                "enabled": enabled,
-            }
-        )
+        body = _automation_body(name, filters, sample, enabled)
         return json_object(self._http.request("POST", self._path(queue_id), json=body), "an automation")
 
     def get(self, queue_id: str, automation_id: str) -> dict[str, Any]:
@@ -98,14 +100,7 @@ class QueueAutomations:
         enabled: bool | None = None,
     ) -> dict[str, Any]:
         """A new version with the fields passed (`filters` replaced as a whole); answers it."""
-        body = _given(
-            {
-                "name": name,
-                "filters": dict(filters) if filters is not None else None,
-                "sample": sample,
-                "enabled": enabled,
-            }
-        )
+        body = _automation_body(name, filters, sample, enabled)
         path = self._path(queue_id, automation_id)
         return json_object(self._http.request("PATCH", path, json=body), "an automation")
 
@@ -167,7 +162,7 @@ class Queues:
         """Change the fields passed. `human_review_ids` chooses the review keys the queue offers, in
         order (none chosen: every key of its project). A new `project_id` clears them, and is a
         ConflictError while the queue holds items or automations."""
-        body = _given(
+        body = given(
             {
                 "display_name": display_name,
                 "description": description,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from redline.client._http import Http, Params, json_object, segment
+from redline.client._http import Http, Params, given, json_object, segment
 from redline.client.idlists import every_by_id, fetch_page
 from redline.client.resources import DEFAULT_PAGE_SIZE, Page
 
@@ -83,9 +83,8 @@ class HumanReviews:
         """Define a key: `options` (strings, or `{"value", "description"}`) for a categorical one, which
         `multiple=True` makes multi-select; `min` < `max` for a range. Without `project_id` it goes to the
         caller's oldest writable project. ConflictError if the project has the key already."""
-        body = {
-            name: value
-            for name, value in {
+        body = given(
+            {
                 "key": key,
                 "type": type,
                 "display_name": display_name,
@@ -95,9 +94,8 @@ class HumanReviews:
                 "min": min,
                 "max": max,
                 "project_id": project_id,
-            }.items()
-            if value is not None
-        }
+            }
+        )
         return json_object(self._http.request("POST", self.PATH, json=body), "a human review")
 
     def update(

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from redline.datasets.from_trace import datapoint_from
 from redline.datasets.models import Datapoint, Dataset
 from redline.datasets.schemas import DatapointIn, DatasetChange, DatasetIn
-from redline.db import in_chunks, utcnow
+from redline.db import in_chunks, parse_id, utcnow
 from redline.errors import NotFound
 from redline.identity.models import Project
 from redline.identity.service import (
@@ -27,8 +27,9 @@ from redline.identity.service import (
     check_role,
     default_write_project,
     visible_projects,
+    wire_project,
 )
-from redline.idpages import IdPage, id_page
+from redline.idpages import IdPage, id_page, named_and_updated_by
 from redline.traces.models import Step, Trace
 from redline.traces.service import readable_trace
 
@@ -37,13 +38,6 @@ from redline.traces.service import readable_trace
 class DatasetView:
     dataset: Dataset
     datapoints_count: int
-
-
-def _parse(value: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return None
 
 
 def dataset_not_found(actor: Actor, ident: object) -> NotFound:
@@ -98,16 +92,6 @@ def _view(session: Session, dataset: Dataset) -> DatasetView:
     return one
 
 
-def _project_by_id(session: Session, actor: Actor, value: str, needed: ProjectRole) -> Project:
-    project_id = _parse(value)
-    project = session.get(Project, project_id) if project_id else None
-    if project is None or project.workspace_id != actor.workspace_id:
-        raise NotFound(
-            "project", value, f"Project with id {value} for workspace {actor.workspace_id} was not found."
-        )
-    return check_role(session, actor, project, needed)
-
-
 def _project_of_path(session: Session, actor: Actor, path: str | None) -> tuple[Project, str | None]:
     """Where a new dataset goes: `project/folder/sub` files it in the project named by the first part
     (by name, in the caller's workspace); a path whose first part names no project, or none at all,
@@ -140,17 +124,15 @@ def list_datasets(
     """Datasets of every project the actor can read (or of one), newest first; `search` matches the
     name in any case, `updated_by` takes comma-separated principal ids."""
     if project_id is not None:
-        projects = [_project_by_id(session, actor, project_id, "read").id]
+        projects = [wire_project(session, actor, project_id, "read").id]
     else:
         projects = [project.id for project, _ in visible_projects(session, actor)]
     query = select(Dataset).where(
         Dataset.workspace_id == actor.workspace_id, Dataset.project_id.in_(projects)
     )
-    if search:
-        query = query.where(func.lower(Dataset.name).contains(search.lower(), autoescape=True))
-    if updated_by is not None:
-        ids = [parsed for part in updated_by.split(",") if (parsed := _parse(part.strip()))]
-        query = query.where(Dataset.updated_by.in_(ids))
+    query = named_and_updated_by(
+        query, Dataset.name, Dataset.updated_by, search=search, updated_by=updated_by
+    )
     page = id_page(
         session,
         query,
@@ -195,7 +177,7 @@ def update_dataset(
     if "display_name" in sent and change.display_name is not None:
         dataset.name = change.display_name
     if "project_id" in sent and change.project_id is not None:
-        dataset.project_id = _project_by_id(session, actor, change.project_id, "write").id
+        dataset.project_id = wire_project(session, actor, change.project_id, "write").id
     _touch(dataset, actor, bump=False)
     session.flush()
     return _view(session, dataset)
@@ -328,7 +310,7 @@ def delete_datapoint(session: Session, actor: Actor, dataset_id: uuid.UUID, data
 def delete_datapoints(session: Session, actor: Actor, dataset_id: uuid.UUID, item_ids: Sequence[str]) -> None:
     """Delete the datapoints named; ids that name none of the dataset's are passed over."""
     dataset = dataset_for(session, actor, dataset_id, "write")
-    ids = sorted({parsed for ident in item_ids if (parsed := _parse(ident))}, key=str)
+    ids = sorted({parsed for ident in item_ids if (parsed := parse_id(ident))}, key=str)
     for chunk in in_chunks(ids):
         session.execute(delete(Datapoint).where(Datapoint.dataset_id == dataset.id, Datapoint.id.in_(chunk)))
     _touch(dataset, actor, bump=True)

@@ -17,7 +17,7 @@ from typing import Literal, get_args
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from redline.db import utcnow
+from redline.db import parse_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
 from redline.identity.models import InstanceSetting, Membership, Principal, Project, Token, Workspace
 
@@ -417,6 +417,18 @@ def require_project_role(
     project = session.get(Project, project_id)
     if project is None:
         raise NotFound("project", project_id)
+    return check_role(session, actor, project, needed)
+
+
+def wire_project(session: Session, actor: Actor, value: str, needed: ProjectRole) -> Project:
+    """`require_project_role` for a project a /v2 request names by its id as text: one that is no id of
+    ours or lies outside the caller's workspace is not found, in the reviews surface's sentence."""
+    project_id = parse_id(value)
+    project = session.get(Project, project_id) if project_id else None
+    if project is None or project.workspace_id != actor.workspace_id:
+        raise NotFound(
+            "project", value, f"Project with id {value} for workspace {actor.workspace_id} was not found."
+        )
     return check_role(session, actor, project, needed)
 
 

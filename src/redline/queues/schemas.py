@@ -3,7 +3,6 @@ as orq-ai-sdk 4.17.13 writes them; wire-clients.md §1.4). Unknown fields are ig
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -96,11 +95,3 @@ def filters_to_when(filters: dict[str, Any]) -> dict[str, Any]:
 def when_to_filters(when: dict[str, Any]) -> dict[str, Any]:
     back = {engine: wire for wire, engine in FILTER_NAMES.items()}
     return {back.get(name, name): value for name, value in when.items()}
-
-
-def parse_uuid(value: str) -> uuid.UUID | None:
-    """An id we made, or None for anything else (which then names nothing)."""
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return None

@@ -11,17 +11,17 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks, utcnow
+from redline.db import in_chunks, parse_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound
 from redline.identity.models import Project
-from redline.identity.service import Actor, ProjectRole, check_role, visible_projects
-from redline.idpages import IdPage, id_page
+from redline.identity.service import Actor, ProjectRole, check_role, visible_projects, wire_project
+from redline.idpages import IdPage, id_page, named_and_updated_by
 from redline.queues.items import WHOLE_TRACE, delete_items, insert_items, touch_queue
 from redline.queues.models import Queue, QueueItem, QueueReviewKey, QueueRule
-from redline.queues.schemas import ItemRef, QueueChange, QueueIn, parse_uuid
+from redline.queues.schemas import ItemRef, QueueChange, QueueIn
 from redline.reviews.models import ReviewKey
 from redline.traces.models import Span, Trace
 
@@ -80,18 +80,6 @@ def queue_for(session: Session, actor: Actor, queue_id: uuid.UUID, needed: Proje
     except NotFound:
         raise queue_not_found(actor, queue_id) from None
     return queue
-
-
-def _wire_project(session: Session, actor: Actor, value: str, needed: ProjectRole) -> Project:
-    """A project named by the body; one the caller can't see is not found."""
-    project_id = parse_uuid(value)
-    project = session.get(Project, project_id) if project_id else None
-    if project is None or project.workspace_id != actor.workspace_id:
-        raise NotFound(
-            "project", value, f"Project with id {value} for workspace {actor.workspace_id} was not found."
-        )
-    check_role(session, actor, project, needed)
-    return project
 
 
 # ------------------------------------------------------------------------------------------------- views
@@ -165,11 +153,7 @@ def list_queues(
         Queue.kind == ANNOTATION,
         or_(Queue.project_id.in_(readable), Queue.project_id.is_(None)),
     )
-    if search:
-        query = query.where(func.lower(Queue.name).contains(search.lower(), autoescape=True))
-    if updated_by is not None:
-        ids = [parsed for part in updated_by.split(",") if (parsed := parse_uuid(part.strip()))]
-        query = query.where(Queue.updated_by.in_(ids))
+    query = named_and_updated_by(query, Queue.name, Queue.updated_by, search=search, updated_by=updated_by)
     page = id_page(
         session,
         query,
@@ -182,7 +166,7 @@ def list_queues(
 
 
 def create_queue(session: Session, actor: Actor, body: QueueIn) -> QueueView:
-    project = _wire_project(session, actor, body.project_id, "write")
+    project = wire_project(session, actor, body.project_id, "write")
     now = utcnow()
     queue = Queue(
         id=uuid.uuid4(),
@@ -208,7 +192,7 @@ def get_queue(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueView:
 def _set_review_keys(session: Session, queue: Queue, key_ids: list[str]) -> None:
     """Choose the queue's review keys, in the order given; each must be a key of the queue's project."""
     wanted = list(dict.fromkeys(key_ids))
-    parsed = {ident: parse_uuid(ident) for ident in wanted}
+    parsed = {ident: parse_id(ident) for ident in wanted}
     found: set[uuid.UUID] = set()
     valid = [value for value in parsed.values() if value is not None]
     if valid:
@@ -241,7 +225,7 @@ def update_queue(session: Session, actor: Actor, queue_id: uuid.UUID, change: Qu
     if "description" in sent and change.description is not None:
         queue.description = change.description
     if "project_id" in sent and change.project_id is not None:
-        project = _wire_project(session, actor, change.project_id, "write")
+        project = wire_project(session, actor, change.project_id, "write")
         if project.id != queue.project_id:
             has_items = session.scalar(select(QueueItem.id).where(QueueItem.queue_id == queue.id).limit(1))
             has_rules = session.scalar(
@@ -324,7 +308,7 @@ def _traces_by_ref(session: Session, project_id: uuid.UUID, refs: set[str]) -> d
     found: dict[str, uuid.UUID] = {}
     ordered = sorted(refs)
     for chunk in in_chunks(ordered):
-        ids = [parsed for ref in chunk if (parsed := parse_uuid(ref))]
+        ids = [parsed for ref in chunk if (parsed := parse_id(ref))]
         rows = session.execute(
             select(Trace.id, Trace.external_id).where(
                 Trace.project_id == project_id, or_(Trace.id.in_(ids), Trace.external_id.in_(chunk))
@@ -424,7 +408,7 @@ def remove_items(session: Session, actor: Actor, queue_id: uuid.UUID, span_ids: 
     wanted = sorted(set(span_ids))
     removed = 0
     for chunk in in_chunks(wanted):
-        trace_ids = [parsed for ident in chunk if (parsed := parse_uuid(ident))]
+        trace_ids = [parsed for ident in chunk if (parsed := parse_id(ident))]
         removed += delete_items(
             session,
             queue.id,

@@ -22,8 +22,8 @@ from redline.paging import decode_cursor, encode_cursor
 from redline.reviews.said import Said, on_span, said_about
 from redline.reviews.schemas import TraceFilterIn, TraceSearchIn
 from redline.reviews.targets import find_target, span_not_found, trace_id_of
-from redline.traces.models import Agent, Flow, Span, Trace
-from redline.traces.service import readable_trace
+from redline.traces.models import Agent, Span, Trace
+from redline.traces.service import producer_names, readable_trace
 
 DEFAULT_SPAN_LIMIT = 50
 MAX_SPAN_LIMIT = 200
@@ -69,18 +69,7 @@ def _trace(session: Session, actor: Actor, trace_ref: str) -> Trace:
 def _views(session: Session, traces: Sequence[Trace]) -> list[TraceView]:
     """Traces with their producers' names, root spans and what was said, in a few queries for all."""
     ids = [trace.id for trace in traces]
-    agent_ids = list({t.agent_id for t in traces if t.agent_id})
-    flow_ids = list({t.flow_id for t in traces if t.flow_id})
-    agents = (
-        dict(session.execute(select(Agent.id, Agent.name).where(Agent.id.in_(agent_ids))).all())
-        if agent_ids
-        else {}
-    )
-    flows = (
-        dict(session.execute(select(Flow.id, Flow.name).where(Flow.id.in_(flow_ids))).all())
-        if flow_ids
-        else {}
-    )
+    agents, flows = producer_names(session, traces)
     roots: dict[uuid.UUID, str] = {}
     if ids:
         for trace_id, span_id in session.execute(

@@ -327,9 +327,10 @@ def _write(session: Session, writes: _Writes) -> None:
 # -------------------------------------------------------------------------------------------------- read
 
 
-def _producer_names(
+def producer_names(
     session: Session, traces: Sequence[Trace]
 ) -> tuple[dict[uuid.UUID, str], dict[uuid.UUID, str]]:
+    """The names of the traces' agents and flows, by id, in a query for each kind."""
     agent_ids = list({t.agent_id for t in traces if t.agent_id})
     flow_ids = list({t.flow_id for t in traces if t.flow_id})
     agents = (
@@ -364,7 +365,7 @@ def readable_trace(session: Session, actor: Actor, run_id: uuid.UUID, needed: Pr
 
 
 def _full_view(session: Session, trace: Trace) -> RunView:
-    agents, flows = _producer_names(session, [trace])
+    agents, flows = producer_names(session, [trace])
     steps = list(session.scalars(select(Step).where(Step.trace_id == trace.id).order_by(Step.index)))
     spans = list(session.scalars(select(Span).where(Span.trace_id == trace.id).order_by(*_SPAN_ORDER)))
     return RunView(
@@ -418,7 +419,7 @@ def list_runs(
     traces = list(session.scalars(query.order_by(Trace.started_at.desc(), Trace.id.desc()).limit(limit + 1)))
     more = len(traces) > limit
     traces = traces[:limit]
-    agents, flows = _producer_names(session, traces)
+    agents, flows = producer_names(session, traces)
     views = [
         RunView(
             t, agents.get(t.agent_id) if t.agent_id else None, flows.get(t.flow_id) if t.flow_id else None
@@ -474,7 +475,7 @@ def iter_project_runs(
         spans: dict[uuid.UUID, list[Span]] = {i: [] for i in ids}
         for span in session.scalars(select(Span).where(Span.trace_id.in_(ids)).order_by(*_SPAN_ORDER)):
             spans[span.trace_id].append(span)
-        agents, flows = _producer_names(session, traces)
+        agents, flows = producer_names(session, traces)
         for t in traces:
             yield RunView(
                 t,

@@ -18,11 +18,11 @@ from redline.datasets.schemas import (
     DatasetChange,
     DatasetIn,
 )
+from redline.datasets.wire import datapoint_dict, dataset_dict
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
-from redline.surfaces.reviews.dataset_wire import datapoint_dict, dataset_dict
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES
 from redline.surfaces.reviews.wire import Limit, list_body, wire_id
 

@@ -7,13 +7,13 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends
 
+from redline.datasets.wire import datapoint_dict
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.queues import navigation, reviewing
 from redline.queues.schemas import AddToDatasetIn, ReviewIn
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
-from redline.surfaces.reviews.dataset_wire import datapoint_dict
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, item_dict, place_dict
 from redline.surfaces.reviews.wire import wire_id
 

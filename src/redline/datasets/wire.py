@@ -1,6 +1,8 @@
 """Datasets and datapoints as orq-ai-sdk 4.17.13 reads them (wire-clients.md §1.6). Every field its
 Dataset model requires is present, ids of a creator the store no longer knows as ""; `snapshot_version`
-is text, as the SDK types it."""
+is text, as the SDK types it.
+
+Shared by `/v2/datasets` and `redline datasets export`, so a datapoint reads the same in both."""
 
 from __future__ import annotations
 
