@@ -24,12 +24,9 @@ from redline.corrections import service as corrections_service
 from redline.corrections.export import (
     FORMATS,
     correction_dict,
-    csv_chunk,
     csv_header,
-    export_keyset,
-    jsonl_chunk,
-    stores_json_text,
 )
+from redline.corrections.exporting import encoded_pages
 from redline.corrections.models import Correction
 from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionChange
 from redline.corrections.service import SOURCES, CorrectionFilters
@@ -278,19 +275,12 @@ def _write_pages(
 ) -> int:
     """Every match, a page per short read transaction, as the HTTP export reads and encodes them;
     the rows written."""
-    chunk = jsonl_chunk if format_ == "jsonl" else csv_chunk
-    json_text = stores_json_text(db.dialect_name)
     sent = 0
-    after = None
-    while True:
-        with db.read() as session:
-            page = corrections_service.export_page(session, actor, filters, after)
-        if not page:
-            return sent
-        after = export_keyset(page[-1])
-        sink.write(chunk(page, json_text=json_text))
-        sent += len(page)
+    for rows, data in encoded_pages(db, actor, filters, format_):
+        sink.write(data)
+        sent += rows
         progress(sent)
+    return sent
 
 
 @corrections.command("export")

@@ -3,10 +3,9 @@ export recorded in the audit log before the first row and when the stream ends, 
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import replace
-from functools import partial
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
 from fastapi import APIRouter, Depends, Query
@@ -15,15 +14,8 @@ from starlette.types import Receive, Scope, Send
 
 from redline.corrections import exportlog
 from redline.corrections import service as corrections
-from redline.corrections.export import (
-    FORMATS,
-    MEDIA_TYPES,
-    csv_chunk,
-    csv_header,
-    export_keyset,
-    jsonl_chunk,
-    stores_json_text,
-)
+from redline.corrections.export import FORMATS, MEDIA_TYPES, csv_header
+from redline.corrections.exporting import encoded_pages
 from redline.db import Database
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.service import Actor, require_project_role
@@ -36,8 +28,6 @@ router = APIRouter(prefix="/v1", tags=["corrections"], responses=ERROR_RESPONSES
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
-# Export rows (`corrections.export_page`) to the bytes of one format.
-Encoder = Callable[[Sequence[Sequence[Any]]], bytes]
 
 
 @router.get(
@@ -74,10 +64,9 @@ def export_corrections(
                 ) from None
         # Written before the first row: an export that can't be recorded is a 500 and sends nothing.
         export_id = exportlog.started(session, actor, filters, format)
-    json_text = stores_json_text(db.dialect_name)
-    encode = partial(jsonl_chunk if format == "jsonl" else csv_chunk, json_text=json_text)
+    pages = encoded_pages(db, actor, filters, format)
     chunks = _stream(
-        db, actor, filters, encode, header=csv_header() if format == "csv" else b"", export_id=export_id
+        db, actor, filters, pages, header=csv_header() if format == "csv" else b"", export_id=export_id
     )
     return _ClosingStreamingResponse(chunks, media_type=MEDIA_TYPES[format])
 
@@ -106,7 +95,7 @@ async def _stream(
     db: Database,
     actor: Actor,
     filters: corrections.CorrectionFilters,
-    encode: Encoder,
+    pages: Iterator[tuple[int, bytes]],
     *,
     header: bytes,
     export_id: str,
@@ -115,7 +104,6 @@ async def _stream(
     is written whether the stream ran out, a read broke, or the client left (the task is cancelled)."""
     sent = 0
     outcome = "failed"
-    pages = _pages(db, actor, filters, encode)
     try:
         if header:
             yield header
@@ -130,19 +118,6 @@ async def _stream(
     finally:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(_record_end, db, actor, filters, export_id, sent, outcome)
-
-
-def _pages(
-    db: Database, actor: Actor, filters: corrections.CorrectionFilters, encode: Encoder
-) -> Iterator[tuple[int, bytes]]:
-    after = None
-    while True:
-        with db.read() as session:
-            page = corrections.export_page(session, actor, filters, after)
-        if not page:
-            return
-        after = export_keyset(page[-1])
-        yield len(page), encode(page)
 
 
 def _record_end(
