@@ -178,3 +178,25 @@ def test_corrections_moving_opposite_ways_at_once_all_succeed(harness: Harness) 
         f"/v1/corrections/counts?scopeKind=project&scopeId={harness.project_id}", headers=harness.admin
     ).json()
     assert counts["open"] + counts["beingFixed"] == 2
+
+
+def test_test_runs_over_the_same_corrections_in_opposite_orders_all_succeed(harness: Harness) -> None:
+    """Concurrent test runs naming the same corrections in opposite orders, fixing and reopening them,
+    never deadlock: the corrections and their counts are locked in one order."""
+    made = [_correction(harness, **REFUND_CALL)["id"] for _ in range(3)]
+    right = [{"tool": "issue_refund", "args": {"order_id": "1182"}}]
+    statuses: list[int] = []
+
+    def test(number: int) -> None:
+        order = made if number % 2 == 0 else made[::-1]
+        for step in range(6):
+            calls = right if (step + number) % 2 == 0 else []
+            answer = _test_run(harness, [{"correctionId": ident, "calls": calls} for ident in order])
+            statuses.append(answer.status_code)
+
+    assert run_at_once(test, threads=2) == []
+    assert set(statuses) == {201}
+    counts = harness.client.get(
+        f"/v1/corrections/counts?scopeKind=project&scopeId={harness.project_id}", headers=harness.admin
+    ).json()
+    assert counts["fixed"] + counts["withOwner"] == 3

@@ -388,12 +388,20 @@ def actor_ref(actor: Actor) -> str:
 
 
 def move(
-    session: Session, actor: Actor, correction: Correction, progress: workflow.Progress, cause: str
-) -> None:
-    """Store a correction's new progress, its tallies, and, when its status changed, an audit event."""
+    session: Session,
+    actor: Actor,
+    correction: Correction,
+    progress: workflow.Progress,
+    cause: str,
+    *,
+    count: bool = True,
+) -> str:
+    """Store a correction's new progress, its tallies, and, when its status changed, an audit event;
+    the status it had. With `count=False` the caller changes the tallies itself, all at once."""
     old = correction.status
     _put_progress(correction, progress)
-    tallies.moved(session, correction, old)
+    if count:
+        tallies.moved(session, correction, old)
     if old != correction.status:
         audit.record(
             session,
@@ -409,6 +417,7 @@ def move(
             project_id=correction.project_id,
         )
     session.flush()
+    return old
 
 
 def change(session: Session, actor: Actor, correction_id: uuid.UUID, asked: workflow.Change) -> Correction:
@@ -445,12 +454,16 @@ def remove(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correcti
 def live_of(
     session: Session, project_id: uuid.UUID, correction_ids: list[uuid.UUID]
 ) -> dict[uuid.UUID, Correction]:
-    """Live corrections of a project by id (for test runs, which name their cases)."""
+    """Live corrections of a project by id, locked for change in id order (for test runs, which name
+    their cases in any order: two runs over the same corrections must not lock them crosswise)."""
     found = session.scalars(
-        select(Correction).where(
+        select(Correction)
+        .where(
             Correction.id.in_(correction_ids),
             Correction.project_id == project_id,
             Correction.superseded_by.is_(None),
         )
+        .order_by(Correction.id)
+        .with_for_update()
     )
     return {correction.id: correction for correction in found}

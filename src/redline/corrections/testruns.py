@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from redline.corrections import service, workflow
+from redline.corrections import service, tallies, workflow
 from redline.corrections.models import Correction, TestRun
 from redline.corrections.replay import check_replay
 from redline.corrections.schemas import TestCaseIn, TestRunIn
@@ -52,6 +52,9 @@ def run(session: Session, actor: Actor, project_id: uuid.UUID, body: TestRunIn) 
     now = utcnow()
     by = service.actor_ref(actor)
     results: list[dict[str, Any]] = []
+    # Every count this run changes, changed at the end in one sorted order (see tallies.add), so two
+    # test runs over the same corrections never lock the counts in opposite orders.
+    moves: list[tuple[Correction, str, int]] = []
     for case in body.cases:
         correction = corrections.get(case.correction_id)
         if correction is None:
@@ -75,11 +78,13 @@ def run(session: Session, actor: Actor, project_id: uuid.UUID, body: TestRunIn) 
                 service.progress_of(correction), version=body.version, how=body.how, by=by, at=now
             )
         if progress is not None:
-            service.move(session, actor, correction, progress, "test-run")
+            was = service.move(session, actor, correction, progress, "test-run", count=False)
+            moves.extend([(correction, was, -1), (correction, correction.status, +1)])
         result.update({"right": right, "status": correction.status})
         if problems:
             result["problems"] = problems
         results.append(result)
+    tallies.add(session, moves)
     test_run = TestRun(
         id=new_id(),
         project_id=project_id,
