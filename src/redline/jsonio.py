@@ -4,6 +4,8 @@ rare value orjson refuses (an integer beyond 64 bits is valid JSON and must not 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -56,3 +58,33 @@ def find_nul(value: Any, path: list[int | str] | None = None) -> list[int | str]
             if found is not None:
                 return found
     return None
+
+
+def is_number(value: object) -> bool:
+    """A JSON number: not a boolean (which Python counts as an int), not NaN or infinity."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def json_equal(left: object, right: object) -> bool:
+    """Equality of JSON values. Python's `==` says `True == 1` and `1 == 1.0`; JSON has booleans
+    and numbers as distinct types, and one number type, so a boolean never equals a number while
+    `1` equals `1.0`. Arrays compare in order, objects by their keys, all the way down."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, int | float) or isinstance(right, int | float):
+        return isinstance(left, int | float) and isinstance(right, int | float) and left == right
+    if isinstance(left, Mapping) or isinstance(right, Mapping):
+        return (
+            isinstance(left, Mapping)
+            and isinstance(right, Mapping)
+            and left.keys() == right.keys()
+            and all(json_equal(left[key], right[key]) for key in left)
+        )
+    if isinstance(left, list | tuple) or isinstance(right, list | tuple):
+        return (
+            isinstance(left, list | tuple)
+            and isinstance(right, list | tuple)
+            and len(left) == len(right)
+            and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
+        )
+    return left == right

@@ -93,6 +93,10 @@ def test_equals_is_json_equality() -> None:
     assert metadata_matches({"path": "a.b", "op": "equals", "value": "x"}, {"a": {"b": "x"}})
     assert not metadata_matches({"path": "a.b", "op": "equals", "value": "x"}, {"a": "b"})
     assert metadata_matches({"path": "gone", "op": "not_equals", "value": "x"}, {})
+    # All the way down: a boolean inside a list or an object is not a number either.
+    assert not metadata_matches({"path": "l", "op": "equals", "value": [1, True]}, {"l": [1, 1]})
+    assert not metadata_matches({"path": "o", "op": "equals", "value": {"a": True}}, {"o": {"a": 1}})
+    assert metadata_matches({"path": "o", "op": "equals", "value": {"a": [1.0]}}, {"o": {"a": [1]}})
     assert not metadata_matches({"path": "gone", "op": "equals", "value": None}, None)
 
 

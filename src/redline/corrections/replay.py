@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from redline.jsonio import json_equal
+
 
 @dataclass(frozen=True)
 class ReplayVerdict:
@@ -77,7 +79,7 @@ def _matches(call_args: Mapping[str, object], listed_args: Mapping[str, object])
     """Each field the listed call gives must be a top-level argument of the call, equal as a whole;
     fields the listed call leaves out are not looked at."""
     return all(
-        name in call_args and _json_equal(call_args[name], value) for name, value in listed_args.items()
+        name in call_args and json_equal(call_args[name], value) for name, value in listed_args.items()
     )
 
 
@@ -102,28 +104,3 @@ def _one_to_one(got: Sequence[Mapping[str, object]], wanted: Sequence[Mapping[st
         return False
 
     return all(place(call, set()) for call in range(len(got)))
-
-
-def _json_equal(left: object, right: object) -> bool:
-    """Equality of JSON values. Python's `==` says `True == 1` and `1 == 1.0`; JSON has booleans
-    and numbers as distinct types, and one number type, so a boolean never equals a number while
-    `1` equals `1.0`. Arrays compare in order, objects by their keys, all the way down."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    if isinstance(left, int | float) or isinstance(right, int | float):
-        return isinstance(left, int | float) and isinstance(right, int | float) and left == right
-    if isinstance(left, Mapping) or isinstance(right, Mapping):
-        return (
-            isinstance(left, Mapping)
-            and isinstance(right, Mapping)
-            and left.keys() == right.keys()
-            and all(_json_equal(left[key], right[key]) for key in left)
-        )
-    if isinstance(left, list | tuple) or isinstance(right, list | tuple):
-        return (
-            isinstance(left, list | tuple)
-            and isinstance(right, list | tuple)
-            and len(left) == len(right)
-            and all(_json_equal(a, b) for a, b in zip(left, right, strict=True))
-        )
-    return left == right

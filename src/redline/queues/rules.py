@@ -13,19 +13,19 @@ Nothing here touches the store, so the rules are checked by property tests over 
 from __future__ import annotations
 
 import hashlib
-import math
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from redline.errors import Invalid
+from redline.jsonio import is_number, json_equal
+from redline.traces.schemas import RUN_STATUSES
 
 DEFAULT_STATUS = ("completed",)
 PINNED = "pinned"
 METADATA_OPS = ("equals", "not_equals", "contains", "exists", "gt", "gte", "lt", "lte")
 NUMERIC_OPS = ("gt", "gte", "lt", "lte")
-RUN_STATUSES = ("running", "completed", "failed", "cancelled", "suspended")
 MAX_IDS = 50
 MAX_VERSIONS = 50
 MAX_METADATA_FILTERS = 20
@@ -54,11 +54,6 @@ class RunFacts:
 
 def _bad(field: str, message: str) -> Invalid:
     return Invalid(f"{field}: {message}", details={"field": field})
-
-
-def _is_number(value: Any) -> bool:
-    """A JSON number: bool is an int to Python, never a number to a filter; NaN and infinities aren't JSON."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def check_when(when: Mapping[str, Any], *, field: str = "when") -> dict[str, Any]:
@@ -138,9 +133,9 @@ def check_metadata_filters(filters: Any, *, field: str = "metadata") -> list[dic
         if "value" not in item:
             raise _bad(f"{where}.value", f"{op} needs a value.")
         value = item["value"]
-        if op in NUMERIC_OPS and not _is_number(value):
+        if op in NUMERIC_OPS and not is_number(value):
             raise _bad(f"{where}.value", f"{op} compares numbers: give a number.")
-        if op == "contains" and not (isinstance(value, str | bool) or _is_number(value)):
+        if op == "contains" and not (isinstance(value, str | bool) or is_number(value)):
             raise _bad(f"{where}.value", "contains looks for a string, a number or true/false.")
         checked.append({"path": path, "op": op, "value": value})
     return checked
@@ -163,15 +158,6 @@ def lookup(metadata: Mapping[str, Any] | None, path: str) -> Any:
     return current
 
 
-def _same(left: Any, right: Any) -> bool:
-    """JSON equality: true is not 1, and 1 is 1.0."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
-    if _is_number(left) and _is_number(right):
-        return bool(left == right)
-    return type(left) is type(right) and bool(left == right)
-
-
 def metadata_matches(flt: Mapping[str, Any], metadata: Mapping[str, Any] | None) -> bool:
     """One filter against a run's metadata.
 
@@ -187,16 +173,16 @@ def metadata_matches(flt: Mapping[str, Any], metadata: Mapping[str, Any] | None)
         return found is not _MISSING and found is not None
     value = flt["value"]
     if op == "equals":
-        return found is not _MISSING and _same(found, value)
+        return found is not _MISSING and json_equal(found, value)
     if op == "not_equals":
-        return found is _MISSING or not _same(found, value)
+        return found is _MISSING or not json_equal(found, value)
     if op == "contains":
         if isinstance(found, str):
             return isinstance(value, str) and value in found
         if isinstance(found, list):
-            return any(_same(element, value) for element in found)
+            return any(json_equal(element, value) for element in found)
         return False
-    if not (_is_number(found) and _is_number(value)):
+    if not (is_number(found) and is_number(value)):
         return False
     if op == "gt":
         return bool(found > value)
@@ -245,6 +231,6 @@ def sampled(rule_id: uuid.UUID, run_id: uuid.UUID, sample: float) -> bool:
 
 
 def check_sample(sample: Any, *, field: str = "sample") -> float:
-    if not _is_number(sample) or not 0 < sample <= 1:
+    if not is_number(sample) or not 0 < sample <= 1:
         raise _bad(field, "a share of matching runs, more than 0 and at most 1 (0.05 for 5%).")
     return float(sample)

@@ -8,10 +8,10 @@ multi-select's repeats go) or raises `Invalid` with the document's sentence wher
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from redline.errors import Invalid
+from redline.jsonio import is_number
 from redline.reviews.models import ReviewKey
 
 MAX_STRING = 200
@@ -30,11 +30,6 @@ def number_text(value: float) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < _EXACT_INTEGERS:
         return str(int(value))
     return str(value)
-
-
-def is_number(value: object) -> bool:
-    """A JSON number: not a boolean (which Python counts as an int), not NaN or infinity."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _field(index: int | None) -> str:
