@@ -170,9 +170,14 @@ def in_chunks(values: Sequence[T], size: int = IN_LIST_CHUNK) -> Iterator[Sequen
 
 def insert_ignoring_conflicts(table: Any, dialect_name: str) -> Insert:
     """INSERT that skips rows clashing with a unique key: get-or-create without races on both backends."""
+    return _upsert_insert(table, dialect_name).on_conflict_do_nothing()
+
+
+def _upsert_insert(table: Any, dialect_name: str) -> postgresql.Insert | sqlite.Insert:
+    """The INSERT of the store's dialect, the one that knows ON CONFLICT."""
     if dialect_name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing()
-    return sqlite.insert(table).on_conflict_do_nothing()
+        return postgresql.insert(table)
+    return sqlite.insert(table)
 
 
 def bulk_insert(session: Session, table: Table, rows: list[dict[str, Any]]) -> None:
@@ -329,9 +334,9 @@ def add_to_counts(session: Session, table: Table, column: str, deltas: list[dict
     add up rather than overwrite each other.
     """
     keys = [key.name for key in table.primary_key.columns]
+    dialect_name = session.get_bind().dialect.name
     for row in deltas:
-        dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-        statement = dialect.insert(table).values(**row)
+        statement = _upsert_insert(table, dialect_name).values(**row)
         session.execute(
             statement.on_conflict_do_update(
                 index_elements=keys, set_={column: table.c[column] + statement.excluded[column]}
