@@ -89,3 +89,9 @@ class TooLarge(RedlineError):
 
     status = 413
     default_code = "payload-too-large"
+
+
+def not_in_workspace(kind: str, noun: str, ident: object, workspace_id: object) -> NotFound:
+    """Not found, in the reviews surface's sentence: "Span with id x for workspace w was not found."
+    (`noun` as the sentence starts it)."""
+    return NotFound(kind, ident, f"{noun} with id {ident} for workspace {workspace_id} was not found.")

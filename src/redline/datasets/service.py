@@ -19,7 +19,7 @@ from redline.datasets.from_trace import datapoint_from
 from redline.datasets.models import Datapoint, Dataset
 from redline.datasets.schemas import DatapointIn, DatasetChange, DatasetIn
 from redline.db import in_chunks, parse_id, utcnow
-from redline.errors import NotFound
+from redline.errors import NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import (
     Actor,
@@ -41,15 +41,11 @@ class DatasetView:
 
 
 def dataset_not_found(actor: Actor, ident: object) -> NotFound:
-    return NotFound(
-        "dataset", ident, f"Dataset with id {ident} for workspace {actor.workspace_id} was not found."
-    )
+    return not_in_workspace("dataset", "Dataset", ident, actor.workspace_id)
 
 
 def datapoint_not_found(actor: Actor, ident: object) -> NotFound:
-    return NotFound(
-        "datapoint", ident, f"Datapoint with id {ident} for workspace {actor.workspace_id} was not found."
-    )
+    return not_in_workspace("datapoint", "Datapoint", ident, actor.workspace_id)
 
 
 def dataset_for(session: Session, actor: Actor, dataset_id: uuid.UUID, needed: ProjectRole) -> Dataset:

@@ -18,7 +18,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from redline.db import parse_id, utcnow
-from redline.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
+from redline.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated, not_in_workspace
 from redline.identity.models import InstanceSetting, Membership, Principal, Project, Token, Workspace
 
 ProjectRole = Literal["read", "write", "publish", "admin"]
@@ -426,9 +426,7 @@ def wire_project(session: Session, actor: Actor, value: str, needed: ProjectRole
     project_id = parse_id(value)
     project = session.get(Project, project_id) if project_id else None
     if project is None or project.workspace_id != actor.workspace_id:
-        raise NotFound(
-            "project", value, f"Project with id {value} for workspace {actor.workspace_id} was not found."
-        )
+        raise not_in_workspace("project", "Project", value, actor.workspace_id)
     return check_role(session, actor, project, needed)
 
 

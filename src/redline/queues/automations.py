@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from redline.db import utcnow
-from redline.errors import Invalid, NotFound
+from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor
 from redline.queues.models import Queue, QueueRule
 from redline.queues.rules import check_sample, check_when
@@ -25,9 +25,7 @@ from redline.traces.models import Agent, Flow
 
 
 def not_found(actor: Actor, ident: object) -> NotFound:
-    return NotFound(
-        "automation", ident, f"Automation with id {ident} for workspace {actor.workspace_id} was not found."
-    )
+    return not_in_workspace("automation", "Automation", ident, actor.workspace_id)
 
 
 def _in_wire_words(error: Invalid) -> Invalid:

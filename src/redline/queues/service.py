@@ -15,7 +15,7 @@ from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.orm import Session
 
 from redline.db import in_chunks, parse_id, utcnow
-from redline.errors import Conflict, Forbidden, Invalid, NotFound
+from redline.errors import Conflict, Forbidden, Invalid, NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, visible_projects, wire_project
 from redline.idpages import IdPage, id_page, named_and_updated_by
@@ -23,6 +23,8 @@ from redline.queues.items import WHOLE_TRACE, delete_items, insert_items, touch_
 from redline.queues.models import Queue, QueueItem, QueueReviewKey, QueueRule
 from redline.queues.schemas import ItemRef, QueueChange, QueueIn
 from redline.reviews.models import ReviewKey
+from redline.reviews.targets import span_not_found
+from redline.reviews.traceviews import trace_not_found
 from redline.traces.models import Span, Trace
 
 ANNOTATION = "annotation"
@@ -39,19 +41,11 @@ class QueueView:
 
 
 def queue_not_found(actor: Actor, ident: object) -> NotFound:
-    return NotFound(
-        "annotation-queue",
-        ident,
-        f"Annotation queue with id {ident} for workspace {actor.workspace_id} was not found.",
-    )
+    return not_in_workspace("annotation-queue", "Annotation queue", ident, actor.workspace_id)
 
 
 def item_not_found(actor: Actor, ident: object) -> NotFound:
-    return NotFound(
-        "annotation-queue-item",
-        ident,
-        f"Annotation queue item with id {ident} for workspace {actor.workspace_id} was not found.",
-    )
+    return not_in_workspace("annotation-queue-item", "Annotation queue item", ident, actor.workspace_id)
 
 
 # ------------------------------------------------------------------------------------------------ access
@@ -341,22 +335,14 @@ def _resolve(
     for ref in refs:
         trace_id = traces.get(ref.trace_id)
         if trace_id is None:
-            raise NotFound(
-                "trace",
-                ref.trace_id,
-                f"Trace with id {ref.trace_id} for workspace {actor.workspace_id} was not found.",
-            )
+            raise trace_not_found(actor, ref.trace_id)
         whole = ref.span_id in (ref.trace_id, str(trace_id))
         wanted.append((trace_id, WHOLE_TRACE if whole else ref.span_id))
     spans = {pair for pair in wanted if pair[1] != WHOLE_TRACE}
     known = _spans_of(session, spans) if spans else set()
     for (trace_id, span_key), ref in zip(wanted, refs, strict=True):
         if span_key != WHOLE_TRACE and (trace_id, span_key) not in known:
-            raise NotFound(
-                "span",
-                ref.span_id,
-                f"Span with id {ref.span_id} for workspace {actor.workspace_id} was not found.",
-            )
+            raise span_not_found(actor, ref.span_id)
     return wanted
 
 

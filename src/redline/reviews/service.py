@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.db import utcnow
-from redline.errors import Conflict, Invalid, NotFound
+from redline.errors import Conflict, Invalid, NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import (
     Actor,
@@ -77,11 +77,7 @@ DEFAULTS: tuple[Default, ...] = (
 
 
 def not_found(actor: Actor, ident: object) -> NotFound:
-    return NotFound(
-        "human-review",
-        ident,
-        f"The human review with id {ident} for workspace {actor.workspace_id} was not found.",
-    )
+    return not_in_workspace("human-review", "The human review", ident, actor.workspace_id)
 
 
 def key_not_found(actor: Actor, key: str) -> NotFound:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
-from redline.errors import NotFound
+from redline.errors import NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role
 from redline.traces.models import Span, Trace
@@ -38,9 +38,7 @@ class Target:
 
 
 def span_not_found(actor: Actor, span_key: str) -> NotFound:
-    return NotFound(
-        "span", span_key, f"Span with id {span_key} for workspace {actor.workspace_id} was not found."
-    )
+    return not_in_workspace("span", "Span", span_key, actor.workspace_id)
 
 
 def trace_id_of(trace_ref: uuid.UUID | str) -> uuid.UUID | None:

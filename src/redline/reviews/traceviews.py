@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, String, and_, cast, false, func, not_, or_, select, true
 from sqlalchemy.orm import Session
 
-from redline.errors import Invalid, NotFound
+from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor, visible_projects
 from redline.paging import decode_cursor, encode_cursor
 from redline.reviews.said import Said, on_span, said_about
@@ -51,9 +51,7 @@ class SpanView:
 
 
 def trace_not_found(actor: Actor, ident: object) -> NotFound:
-    return NotFound(
-        "trace", ident, f"Trace with id {ident} for workspace {actor.workspace_id} was not found."
-    )
+    return not_in_workspace("trace", "Trace", ident, actor.workspace_id)
 
 
 def _trace(session: Session, actor: Actor, trace_ref: str) -> Trace:
