@@ -40,9 +40,7 @@ SOURCES = ("experts", "end-users", "all")
 # ------------------------------------------------------------------------------------------------ making
 
 
-def _group_for(
-    session: Session, actor: Actor, trace: Trace, group_id: uuid.UUID | None
-) -> tuple[uuid.UUID | None, bool]:
+def _group_for(group_id: uuid.UUID | None) -> tuple[uuid.UUID | None, bool]:
     """The corrector group a correction is made under, and whether that makes it an expert's.
 
     No corrector groups exist yet (they arrive with their own routes), so any group named is unknown.
@@ -86,7 +84,7 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
         raise Forbidden("A correction is one person's word: make it with a user's or a service's token.")
     trace = readable_trace(session, actor, body.run_id, "write")
     _correctable(trace)
-    group_id, expert = _group_for(session, actor, trace, body.corrector_group_id)
+    group_id, expert = _group_for(body.corrector_group_id)
     rules.check_pointers(body, trace.id, trace.output)
     rules.check_tools(body, _declared_tools(session, trace))
     project = session.get_one(Project, trace.project_id)
