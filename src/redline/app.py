@@ -13,7 +13,18 @@ from redline import __version__
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity_service
-from redline.surfaces.corrections import agents, audit, corrections, exports, identity, runs
+from redline.surfaces.corrections import (
+    agents,
+    audit,
+    corrections,
+    expert_queue,
+    exports,
+    identity,
+    queue_rules,
+    runs,
+)
+from redline.surfaces.corrections import groups as corrector_groups
+from redline.surfaces.corrections import results as correction_results
 from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
@@ -77,6 +88,10 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         exports.router,
         corrections.router,
         audit.router,
+        corrector_groups.router,
+        queue_rules.router,
+        expert_queue.router,
+        correction_results.router,
         rm_traces.router,
         rm_annotations.router,
         rm_reward_models.router,

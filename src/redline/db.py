@@ -32,6 +32,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
+from sqlalchemy.sql.expression import FromClause
 from sqlalchemy.types import TypeDecorator
 
 from redline.jsonio import dumps_text, loads
@@ -327,18 +328,19 @@ class Database:
         self.engine.dispose()
 
 
-def add_to_counts(session: Session, table: Table, column: str, deltas: list[dict[str, Any]]) -> None:
+def add_to_counts(session: Session, table: FromClause, column: str, deltas: list[dict[str, Any]]) -> None:
     """Add each row's `column` to the stored count with the same primary key, creating rows as needed.
 
-    One statement per row on both backends (INSERT … ON CONFLICT DO UPDATE), so concurrent writers
-    add up rather than overwrite each other.
+    One INSERT … ON CONFLICT DO UPDATE run for every row (executemany, in the rows' order), so concurrent
+    writers add up rather than overwrite each other, and take their row locks in the order given.
     """
-    keys = [key.name for key in table.primary_key.columns]
-    dialect_name = session.get_bind().dialect.name
-    for row in deltas:
-        statement = _upsert_insert(table, dialect_name).values(**row)
-        session.execute(
-            statement.on_conflict_do_update(
-                index_elements=keys, set_={column: table.c[column] + statement.excluded[column]}
-            )
-        )
+    if not deltas:
+        return
+    keys = [key.name for key in table.primary_key]
+    statement = _upsert_insert(table, session.get_bind().dialect.name)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=keys, set_={column: table.c[column] + statement.excluded[column]}
+        ),
+        deltas,
+    )

@@ -5,11 +5,13 @@ from redline.audit import models as audit_models
 from redline.corrections import models as correction_models
 from redline.datasets import models as dataset_models
 from redline.db import Base
+from redline.groups import models as group_models
 from redline.idempotency import models as idempotency_models
 from redline.identity import models as identity_models
 from redline.learning import models as learning_models
 from redline.queues import models as queue_models
 from redline.reviews import models as review_models
+from redline.stats import models as stats_models
 from redline.traces import models as trace_models
 
 __all__ = [
@@ -18,10 +20,12 @@ __all__ = [
     "audit_models",
     "correction_models",
     "dataset_models",
+    "group_models",
     "idempotency_models",
     "identity_models",
     "learning_models",
     "queue_models",
     "review_models",
+    "stats_models",
     "trace_models",
 ]

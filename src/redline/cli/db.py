@@ -1,4 +1,4 @@
-"""`redline db`: schema upgrades and the drift check CI runs."""
+"""`redline db`: schema upgrades, the drift check CI runs, and recounting what is kept counted."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import click
 from redline import migrate
 from redline.cli.context import CliContext, pass_context, shown_url
 from redline.db import make_engine
+from redline.stats import rebuild
 
 
 @click.group()
 def db() -> None:
-    """Manage the store's schema."""
+    """Manage the store: its schema, and the counts kept beside it."""
 
 
 @db.command()
@@ -50,3 +51,17 @@ def check(context: CliContext, scratch: bool) -> None:
             f"{len(differences)} difference(s) between the models and the migrations: write a migration."
         )
     click.echo("Models and migrations agree.")
+
+
+@db.command("recount-results")
+@pass_context
+def recount_results(context: CliContext) -> None:
+    """Count every queue rule's results again from the queue and the corrections as they stand.
+
+    The counts are kept in step on every write; this repairs them after a store was changed some other
+    way (a restore of one table, a hand edit). Runs the rules' caps kept out are kept as counted.
+    """
+    with context.ready_database().write() as session:
+        rule_ids = rebuild.tallied_rules(session)
+        rebuild.rebuild(session, rule_ids)
+    click.echo(f"Recounted the results of {len(rule_ids)} rule(s).")

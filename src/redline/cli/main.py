@@ -8,9 +8,12 @@ from redline import __version__
 from redline.cli import corrections, feedback, serving, transfer
 from redline.cli import datasets as dataset_commands
 from redline.cli import db as db_commands
+from redline.cli import expert as expert_commands
+from redline.cli import groups as group_commands
 from redline.cli import identity as identity_commands
 from redline.cli import queues as queue_commands
 from redline.cli import reviews as review_commands
+from redline.cli import trends as trend_commands
 from redline.cli.context import CliContext, fail, pass_context, shown_url
 from redline.errors import RedlineError
 from redline.identity import service as identity
@@ -110,9 +113,13 @@ cli.add_command(transfer.export)
 cli.add_command(feedback.annotations_group)
 cli.add_command(feedback.pairs_group)
 cli.add_command(corrections.corrections)
+cli.add_command(group_commands.corrector_groups)
 cli.add_command(review_commands.reviews_group)
 cli.add_command(queue_commands.queues_group)
 cli.add_command(dataset_commands.datasets_group)
+cli.add_command(expert_commands.queue_rules_group)
+cli.add_command(expert_commands.expert_queue_group)
+cli.add_command(trend_commands.trends)
 
 
 def main() -> None:

@@ -11,7 +11,10 @@ SQLAlchemy or FastAPI:
             ...
 
 Corrections (`client.corrections`, `client.test_runs`) and the audit log (`client.audit_events`) are
-in docs/api-corrections.md; human reviews and span annotations (`client.human_reviews`,
+in docs/api-corrections.md; queue rules and the expert queue (`client.queue_rules`,
+`client.expert_queue`) in docs/queue-rules.md; corrector groups (`client.corrector_groups`) in
+docs/corrector-groups.md; a project's trends (`client.trends`) in docs/results-trends.md; human reviews
+and span annotations (`client.human_reviews`,
 `client.span_annotations`) in docs/api-reviews.md; annotation queues and datasets (`client.queues`,
 `client.datasets`) in docs/api-queues-datasets.md. Answers are plain dicts as on the wire (camelCase on
 /v1, snake_case on the reviews surface); errors are `RedlineError` subclasses.
@@ -36,6 +39,8 @@ from redline.client.errors import (
     RedlineError,
     ServerError,
 )
+from redline.client.expert import ExpertQueue, QueueRules
+from redline.client.groups import CorrectorGroups
 from redline.client.queues import Queues
 from redline.client.resources import (
     Agents,
@@ -50,6 +55,7 @@ from redline.client.resources import (
     Users,
 )
 from redline.client.reviews import HumanReviews, SpanAnnotations
+from redline.client.trends import Trends
 
 __all__ = [
     "AuthError",
@@ -111,11 +117,15 @@ class Client(Closing):
         self.agents = Agents(self._http)
         self.corrections = Corrections(self._http)
         self.test_runs = TestRuns(self._http)
+        self.queue_rules = QueueRules(self._http)
+        self.expert_queue = ExpertQueue(self._http)
+        self.corrector_groups = CorrectorGroups(self._http)
         self.audit_events = AuditEvents(self._http)
         self.human_reviews = HumanReviews(self._http)
         self.span_annotations = SpanAnnotations(self._http)
         self.queues = Queues(self._http)
         self.datasets = Datasets(self._http)
+        self.trends = Trends(self._http)
 
     @property
     def base_url(self) -> str:

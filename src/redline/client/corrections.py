@@ -98,7 +98,8 @@ class Corrections:
         `should_call` is `[{"tool", "args"?}]` and `must_not_call` tool ids, both with
         `decisions="wrong"`; `items` is `[{"key", "pointer"?, "rank"?, "verdict"}]`. A broken rule is an
         InvalidRequestError with the document's sentence; a run not finished is a ConflictError
-        (`run-not-finished`). No corrector groups exist yet, so any `corrector_group_id` is not found.
+        (`run-not-finished`). A `corrector_group_id` must apply to the run and the caller must meet its
+        restriction (`corrector-group-not-applicable`, `corrector-group-not-allowed`).
         """
         body = given(
             {

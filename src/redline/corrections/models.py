@@ -52,9 +52,11 @@ class Correction(Base):
     items: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONDocument, nullable=True)
     why: Mapped[str | None] = mapped_column(Text)
 
-    # Corrector groups arrive with their own issue; the group and the expert mark are decided on save.
+    # The group and the expert mark are decided on save; a group's later changes never move them.
     corrector_group_id: Mapped[uuid.UUID | None] = mapped_column()
     expert: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Marks nothing wrong (no wrong decisions, answer or item): the "yes" of a rule's results.
+    marked_right: Mapped[bool] = mapped_column(Boolean, default=False)
     made_by_kind: Mapped[str] = mapped_column(String(16))
     made_by_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id"))
     participant_id: Mapped[str | None] = mapped_column(String(200))

@@ -26,9 +26,11 @@ from redline.corrections.models import Correction
 from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionIn
 from redline.db import new_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound
+from redline.groups import service as groups
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
+from redline.queues import expert as expert_queue
 from redline.traces.models import AgentVersion, Trace
 from redline.traces.service import readable_trace
 
@@ -38,16 +40,6 @@ SOURCES = ("experts", "end-users", "all")
 
 
 # ------------------------------------------------------------------------------------------------ making
-
-
-def _group_for(group_id: uuid.UUID | None) -> tuple[uuid.UUID | None, bool]:
-    """The corrector group a correction is made under, and whether that makes it an expert's.
-
-    No corrector groups exist yet (they arrive with their own routes), so any group named is unknown.
-    """
-    if group_id is None:
-        return None, False
-    raise NotFound("corrector-group", group_id)
 
 
 def _declared_tools(session: Session, trace: Trace) -> list[str] | None:
@@ -84,15 +76,16 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
         raise Forbidden("A correction is one person's word: make it with a user's or a service's token.")
     trace = readable_trace(session, actor, body.run_id, "write")
     _correctable(trace)
-    group_id, expert = _group_for(body.corrector_group_id)
+    group_id, expert = groups.for_correction(session, actor, trace, body.corrector_group_id)
     rules.check_pointers(body, trace.id, trace.output)
     rules.check_tools(body, _declared_tools(session, trace))
     project = session.get_one(Project, trace.project_id)
     now = utcnow()
+    item_verdicts: list[str] = [item.verdict for item in body.items or []]
     progress = workflow.sort_on_save(
         decisions=body.decisions,
         answer=body.answer,
-        item_verdicts=[item.verdict for item in body.items or []],
+        item_verdicts=item_verdicts,
         end_user=body.participant_id is not None and not expert,
         sort_end_users=project.sort_end_user_corrections,
         at=now,
@@ -120,6 +113,9 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
         why=body.why,
         corrector_group_id=group_id,
         expert=expert,
+        marked_right=workflow.marks_nothing_wrong(
+            decisions=body.decisions, answer=body.answer, item_verdicts=item_verdicts
+        ),
         made_by_kind=actor.kind,
         made_by_id=actor.principal_id,
         participant_id=body.participant_id,
@@ -142,6 +138,7 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
     session.flush()
     replaced = [(earlier, earlier.status, -1)] if earlier is not None else []
     tallies.add(session, [*replaced, (correction, correction.status, +1)])
+    expert_queue.on_correction_saved(session, correction, earlier)
     return correction
 
 
@@ -443,6 +440,7 @@ def remove(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correcti
     correction.unregistered_at = utcnow()
     if correction.superseded_by is None:
         move(session, actor, correction, progress, "removed")
+        expert_queue.on_correction_removed(session, correction)
     else:
         # History is not counted; only its status changes.
         _put_progress(correction, progress)

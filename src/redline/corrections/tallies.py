@@ -43,7 +43,7 @@ def add(session: Session, changes: Iterable[tuple[Correction, str, int]]) -> Non
         for (key, status), delta in sorted(deltas.items())
         if delta != 0
     ]
-    add_to_counts(session, CorrectionTally.__table__, "count", rows)  # type: ignore[arg-type]
+    add_to_counts(session, CorrectionTally.__table__, "count", rows)
 
 
 def moved(session: Session, correction: Correction, old_status: str) -> None:

@@ -47,6 +47,11 @@ class Change:
     reason: str | None = None
 
 
+def marks_nothing_wrong(*, decisions: str | None, answer: str | None, item_verdicts: list[str]) -> bool:
+    """The "yes" of a rule's results: the correction finds nothing wrong with the run."""
+    return decisions != "wrong" and answer != "wrong" and "wrong" not in item_verdicts
+
+
 def sort_on_save(
     *,
     decisions: str | None,
@@ -63,7 +68,7 @@ def sort_on_save(
     if decisions == "wrong":
         # A change to what the agent does may loosen a limit: only the owner decides that.
         return Progress("with-owner", "owner", by_rule)
-    if answer == "wrong" or "wrong" in item_verdicts:
+    if not marks_nothing_wrong(decisions=decisions, answer=answer, item_verdicts=item_verdicts):
         return Progress("open", "improve", by_rule)
     return Progress("fixed", None, by_rule, fixed_in={"how": "recorded-right", "at": iso(at)})
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.db import utcnow
@@ -19,9 +19,9 @@ from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor
 from redline.queues.models import Queue, QueueRule
 from redline.queues.rules import check_sample, check_when
+from redline.queues.ruleversions import next_version, stop, unknown_producer
 from redline.queues.schemas import FILTER_NAMES, AutomationChange, AutomationIn, filters_to_when
 from redline.queues.service import queue_for
-from redline.traces.models import Agent, Flow
 
 
 def not_found(actor: Actor, ident: object) -> NotFound:
@@ -43,26 +43,15 @@ def _checked_when(session: Session, queue: Queue, filters: dict[str, Any]) -> di
         when = check_when(filters_to_when(filters), field="filters")
     except Invalid as error:
         raise _in_wire_words(error) from None
-    for name, model in (("agentIds", Agent), ("flowIds", Flow)):
-        ids = when.get(name)
-        if not ids:
-            continue
-        known = {
-            str(found)
-            for found in session.scalars(
-                select(model.id).where(
-                    model.project_id == queue.project_id, model.id.in_([uuid.UUID(i) for i in ids])
-                )
-            )
-        }
-        for index, ident in enumerate(ids):
-            if ident not in known:
-                wire = "agent_ids" if name == "agentIds" else "flow_ids"
-                kind = "agent" if model is Agent else "flow"
-                raise Invalid(
-                    f'filters.{wire}[{index}]: no {kind} "{ident}" in this queue\'s project.',
-                    details={"field": f"filters.{wire}"},
-                )
+    unknown = unknown_producer(session, queue.project_id, when)
+    if unknown is not None:
+        name, index = unknown
+        wire = "agent_ids" if name == "agentIds" else "flow_ids"
+        kind = "agent" if name == "agentIds" else "flow"
+        raise Invalid(
+            f'filters.{wire}[{index}]: no {kind} "{when[name][index]}" in this queue\'s project.',
+            details={"field": f"filters.{wire}"},
+        )
     return when
 
 
@@ -142,35 +131,19 @@ def update_automation(
     sent = change.model_fields_set
     if not sent & {"name", "filters", "sample", "enabled"}:
         raise Invalid("Send at least one of name, filters, sample and enabled.", details={"field": "body"})
-    new = QueueRule(
-        rule_id=old.rule_id,
-        version=old.version + 1,
-        project_id=old.project_id,
-        queue_id=old.queue_id,
-        name=change.name if "name" in sent and change.name is not None else old.name,
-        when=_checked_when(session, queue, change.filters)
-        if "filters" in sent and change.filters is not None
-        else old.when,
-        sample=_sample(change.sample) if "sample" in sent and change.sample is not None else old.sample,
-        max_open=old.max_open,
-        corrector_group_id=old.corrector_group_id,
-        enabled=change.enabled if "enabled" in sent and change.enabled is not None else old.enabled,
-        latest=True,
-        created_by=actor.principal_id,
-        created_at=utcnow(),
-    )
-    old.latest = False
-    session.flush()
-    session.add(new)
-    session.flush()
-    return new
+    changes: dict[str, Any] = {}
+    if "name" in sent and change.name is not None:
+        changes["name"] = change.name
+    if "filters" in sent and change.filters is not None:
+        changes["when"] = _checked_when(session, queue, change.filters)
+    if "sample" in sent and change.sample is not None:
+        changes["sample"] = _sample(change.sample)
+    if "enabled" in sent and change.enabled is not None:
+        changes["enabled"] = change.enabled
+    return next_version(session, old, actor, changes)
 
 
 def delete_automation(session: Session, actor: Actor, queue_id: uuid.UUID, rule_id: uuid.UUID) -> None:
     """Stop it: it queues nothing more; its versions and the items it queued stay."""
     queue = queue_for(session, actor, queue_id, "write")
-    rule = _latest(session, actor, queue, rule_id)
-    session.execute(
-        update(QueueRule).where(QueueRule.rule_id == rule.rule_id).values(unregistered_at=utcnow())
-    )
-    session.flush()
+    stop(session, _latest(session, actor, queue, rule_id).rule_id)

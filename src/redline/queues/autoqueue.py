@@ -1,5 +1,6 @@
 """The queue-rule engine at ingest: as runs are written, each live rule of their project queues those it
-matches and samples, in the same transaction.
+matches and samples, in the same transaction: an annotation queue's automations into their queue (here),
+the expert-queue rules into the project's expert queue (`expert.evaluate`, which holds `maxOpen`).
 
 The project's rules are loaded once per batch (one indexed query; a batch in a project without rules
 costs only that), each run is matched in Python against each rule, and every queue gets its new items
@@ -13,32 +14,43 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.db import in_chunks
+from redline.queues import expert
 from redline.queues.items import WHOLE_TRACE, insert_items
 from redline.queues.models import QueueRule
-from redline.queues.rules import RunFacts, matches, sampled
+from redline.queues.rules import LiveRule, RunFacts, matches, sampled
+
+_LIVE_RULE_COLUMNS = (
+    QueueRule.rule_id,
+    QueueRule.version,
+    QueueRule.project_id,
+    QueueRule.queue_id,
+    QueueRule.when,
+    QueueRule.sample,
+    QueueRule.max_open,
+    QueueRule.corrector_group_id,
+)
 
 
-def live_rules(session: Session, project_ids: Sequence[uuid.UUID]) -> list[QueueRule]:
+def live_rules(session: Session, project_ids: Sequence[uuid.UUID]) -> list[LiveRule]:
     """The latest, enabled, not removed version of every rule of these projects."""
-    found: list[QueueRule] = []
+    found: list[LiveRule] = []
     for chunk in in_chunks(list(project_ids)):
-        found.extend(
-            session.scalars(
-                select(QueueRule).where(
-                    QueueRule.project_id.in_(chunk),
-                    QueueRule.unregistered_at.is_(None),
-                    QueueRule.latest.is_(True),
-                    QueueRule.enabled.is_(True),
-                )
+        rows = session.execute(
+            select(*_LIVE_RULE_COLUMNS).where(
+                QueueRule.project_id.in_(chunk),
+                QueueRule.unregistered_at.is_(None),
+                QueueRule.latest.is_(True),
+                QueueRule.enabled.is_(True),
             )
         )
+        found.extend(LiveRule(*row) for row in rows)
     return found
 
 
@@ -54,34 +66,40 @@ def facts_of_row(row: Mapping[str, Any]) -> RunFacts:
         status=row["status"],
         dry_run=bool(row["dry_run"]),
         metadata=row["metadata"],
+        ended_at=row.get("ended_at"),
     )
 
 
 def picks(
-    rules: Sequence[QueueRule], runs: Sequence[RunFacts]
+    rules: Sequence[LiveRule], runs: Sequence[RunFacts]
 ) -> dict[uuid.UUID, dict[uuid.UUID, list[dict[str, Any]]]]:
-    """For each queue, the runs its rules take, each with the rules (and versions) that took it."""
-    by_project: dict[uuid.UUID, list[QueueRule]] = defaultdict(list)
+    """For each annotation queue, the runs its automations take, each with the rules (and versions) that
+    took it."""
+    by_project: dict[uuid.UUID, list[tuple[uuid.UUID, LiveRule]]] = defaultdict(list)
     for rule in rules:
-        by_project[rule.project_id].append(rule)
+        if rule.queue_id is not None:
+            by_project[rule.project_id].append((rule.queue_id, rule))
     chosen: dict[uuid.UUID, dict[uuid.UUID, list[dict[str, Any]]]] = defaultdict(dict)
     for run in runs:
-        for rule in by_project.get(run.project_id, ()):
+        for queue_id, rule in by_project.get(run.project_id, ()):
             if matches(rule.when, run) and sampled(rule.rule_id, run.id, rule.sample):
-                chosen[rule.queue_id].setdefault(run.id, []).append(
+                chosen[queue_id].setdefault(run.id, []).append(
                     {"ruleId": str(rule.rule_id), "version": rule.version}
                 )
     return chosen
 
 
-def queue_runs(session: Session, runs: Sequence[RunFacts]) -> int:
-    """Queue the runs the projects' live rules pick; how many picks there were (items already in their
-    queue included)."""
+def queue_runs(
+    session: Session, runs: Sequence[RunFacts], *, replaced: Collection[uuid.UUID] | None = None
+) -> int:
+    """Queue the runs the projects' live rules pick; how many picks the automations made (items already
+    in their queue included)."""
     if not runs:
         return 0
     rules = live_rules(session, sorted({run.project_id for run in runs}, key=str))
     if not rules:
         return 0
+    expert.evaluate(session, [rule for rule in rules if rule.queue_id is None], runs, replaced=replaced)
     chosen = picks(rules, runs)
     for queue_id, taken in sorted(chosen.items(), key=lambda pair: str(pair[0])):
         insert_items(
@@ -104,4 +122,10 @@ def queue_runs(session: Session, runs: Sequence[RunFacts]) -> int:
 
 def on_ingest(session: Session, trace_rows: Sequence[Mapping[str, Any]]) -> None:
     """The ingest hook: the rows just written, new and replaced."""
-    queue_runs(session, [facts_of_row(row) for row in trace_rows])
+    replaced = {row["b_id"] for row in trace_rows if "b_id" in row}
+    queue_runs(session, [facts_of_row(row) for row in trace_rows], replaced=replaced)
+
+
+def on_erase(session: Session, run_id: uuid.UUID) -> None:
+    """The erase hook: a run whose content is gone leaves the expert queue."""
+    expert.on_run_erased(session, run_id)

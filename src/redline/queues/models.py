@@ -84,7 +84,10 @@ class QueueItem(Base):
 class QueueRule(Base):
     """One version of a rule that picks finished runs into a queue. A change writes a new version; the
     rule's id stays. The corrections document's queue rules and the annotation queues' automations are
-    both rules: `when` matches runs, `sample` takes a share of them by a hash of rule and run."""
+    both rules: `when` matches runs, `sample` takes a share of them by a hash of rule and run.
+
+    A rule with no `queue_id` fills its project's expert queue (the runs waiting for a correction); one
+    with a queue is an annotation queue's automation."""
 
     __tablename__ = "queue_rules"
     __table_args__ = (Index("ix_queue_rules_project_live", "project_id", "unregistered_at"),)
@@ -92,7 +95,9 @@ class QueueRule(Base):
     rule_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     version: Mapped[int] = mapped_column(Integer, primary_key=True)
     project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    queue_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"), index=True)
+    queue_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("queues.id", ondelete="CASCADE"), index=True
+    )
     name: Mapped[str] = mapped_column(String(200))
     # {agentIds?, flowIds?, versions?, status?, includeDryRuns?, metadata?: [{path, op, value?}]}
     when: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
@@ -105,3 +110,69 @@ class QueueRule(Base):
     created_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     unregistered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class QueueRuleCounter(Base):
+    """How many of a rule's runs wait in the expert queue now, over all its versions.
+
+    One row per rule, locked while a run is queued for it or an item of it closes, so `maxOpen` holds
+    exactly when runs complete concurrently (PostgreSQL) and the Rules page reads "3 open" in one row.
+    """
+
+    __tablename__ = "queue_rule_counters"
+
+    rule_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    open_items: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ExpertItem(Base):
+    """A run in its project's expert queue: waiting for a correction, or how it left the queue.
+
+    Carries what the queue shows of the run (producer, version, how and when it ended) and none of its
+    content, so an erased run's item still reads.
+    """
+
+    __tablename__ = "expert_items"
+    __table_args__ = (
+        # Oldest first, within a project and within each state.
+        Index("ix_expert_items_project_added", "project_id", "added_at", "run_id"),
+        Index("ix_expert_items_project_state_added", "project_id", "state", "added_at", "run_id"),
+        Index("ix_expert_items_project_closed", "project_id", "closed_at"),
+    )
+
+    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"), primary_key=True)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    agent_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("agents.id", ondelete="SET NULL"))
+    flow_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("flows.id", ondelete="SET NULL"))
+    agent_version: Mapped[str | None] = mapped_column(String(200))
+    run_status: Mapped[str] = mapped_column(String(16))
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    added_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # open, corrected, dismissed or erased.
+    state: Mapped[str] = mapped_column(String(16), default="open")
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    closed_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    reason: Mapped[str | None] = mapped_column(String(500))
+
+
+class ExpertItemRule(Base):
+    """One rule that queued a run, at the version that did, and whether it has the correction it wants.
+
+    The item closes as corrected once every one of its rules is satisfied. The row also names the
+    results bucket (rule version, agent version, day) the run counts in.
+    """
+
+    __tablename__ = "expert_item_rules"
+    __table_args__ = (Index("ix_expert_item_rules_rule_added", "rule_id", "added_at"),)
+
+    run_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("expert_items.run_id", ondelete="CASCADE"), primary_key=True
+    )
+    rule_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    rule_version: Mapped[int] = mapped_column(Integer)
+    wanted_group_id: Mapped[uuid.UUID | None] = mapped_column()
+    satisfied: Mapped[bool] = mapped_column(Boolean, default=False)
+    # "" for a run that reports no version (it is a key of the results).
+    agent_version: Mapped[str] = mapped_column(String(200), default="")
+    added_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    day: Mapped[str] = mapped_column(String(10))

@@ -16,6 +16,7 @@ import hashlib
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from redline.errors import Invalid
@@ -47,6 +48,24 @@ class RunFacts:
     status: str
     dry_run: bool
     metadata: Mapping[str, Any] | None
+    # When it ended: shown by the expert queue, never matched on.
+    ended_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class LiveRule:
+    """What the engine needs of a rule's live version: read as plain columns at ingest, so evaluating a
+    project's rules costs one light query, not a row object per rule."""
+
+    rule_id: uuid.UUID
+    version: int
+    project_id: uuid.UUID
+    # None: the project's expert queue; else the annotation queue an automation fills.
+    queue_id: uuid.UUID | None
+    when: Mapping[str, Any]
+    sample: float
+    max_open: int | None
+    corrector_group_id: uuid.UUID | None
 
 
 # ------------------------------------------------------------------------------------------------ checks

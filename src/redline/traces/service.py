@@ -507,6 +507,7 @@ def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
         update(Step).where(Step.trace_id == trace.id).values(content="", tool_input=None, meta=None)
     )
     session.execute(update(Span).where(Span.trace_id == trace.id).values(attributes=None))
+    autoqueue.on_erase(session, trace.id)
     session.flush()
     session.expire_all()
     return _full_view(session, session.get_one(Trace, run_id))

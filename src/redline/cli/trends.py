@@ -1,0 +1,46 @@
+"""`redline trends`: the Trends page's sentences in a shell, as the local operator."""
+
+from __future__ import annotations
+
+import click
+
+from redline.cli.context import CliContext, pass_context
+from redline.cli.identity import _as_operator
+from redline.identity import service as identity
+from redline.stats import trends as trends_service
+
+
+def _say(block: trends_service.Block, indent: str) -> None:
+    for sentence in block.sentences:
+        click.echo(f"{indent}{sentence}")
+
+
+@click.command("trends")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option(
+    "--period",
+    type=click.Choice(list(trends_service.PERIODS)),
+    default="all",
+    show_default=True,
+    help="The runs queued over all time, or in the last 90 or 30 days.",
+)
+@pass_context
+def trends(context: CliContext, project: str, period: str) -> None:
+    """Per queue rule, by its latest version, how often people's corrections marked each agent version
+    right, in the sentences of the console's Trends page (docs/results-trends.md)."""
+    with _as_operator(context, write=False) as (session, actor):
+        found = trends_service.trends(
+            session, actor, identity.find_project(session, actor, project).id, period
+        )
+    if not found.rules:
+        click.echo("No queue rules in this project: trends come from the runs a rule queues.")
+    for rule in found.rules:
+        click.echo(f"{rule.name} (version {rule.latest.rule_version})")
+        _say(rule.latest, "  ")
+        if rule.earlier_note:
+            click.echo(f"  {rule.earlier_note}")
+        for block in rule.earlier:
+            click.echo(f"  Version {block.rule_version}:")
+            _say(block, "    ")
+        click.echo("")
+    click.echo(found.weights_sentence)

@@ -1,0 +1,274 @@
+"""The expert queue as people read it (corrections-reference.txt, "expertQueue.list"; wire-clients.md
+§3.5 JudgingQueueItem, renamed as §3.7): the runs waiting for a correction and how the others left,
+oldest first, a page at a time with the count of everything the filters match; and an item as the wire
+shows it.
+
+An item carries none of the run's content: who ran it, at which version, how it ended, the rules that
+queued it (at the version that did), the groups they want and the live corrections so far, by group.
+Everything that moves an item is the engine's (`expert.py`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, exists, func, or_, select
+from sqlalchemy.orm import Session
+
+from redline.corrections.models import Correction
+from redline.db import in_chunks
+from redline.errors import Invalid
+from redline.groups import service as groups
+from redline.identity.service import PROJECT_ROLES, Actor, project_role, require_project_role
+from redline.jsonio import iso
+from redline.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
+from redline.queues.expert import DISMISSED, OPEN, STATES
+from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule
+
+
+@dataclass(frozen=True)
+class QueueFilters:
+    """Each filter given narrows the list: states, a rule that queued it, its agent, a group one of its
+    rules wants, only items the caller can close (`for_me`), added or closed at or after a time."""
+
+    states: tuple[str, ...] = ()
+    rule_id: uuid.UUID | None = None
+    agent_id: uuid.UUID | None = None
+    corrector_group_id: uuid.UUID | None = None
+    for_me: bool = False
+    added_after: datetime | None = None
+    closed_after: datetime | None = None
+
+    def checked(self) -> QueueFilters:
+        for state in self.states:
+            if state not in STATES:
+                raise Invalid(
+                    f'state: "{state}" is not one of {", ".join(STATES)}.', details={"field": "state"}
+                )
+        return self
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    """A rule that queued the item, at the version that did."""
+
+    rule_id: uuid.UUID
+    version: int
+    name: str
+    wanted_group_id: uuid.UUID | None
+
+
+@dataclass(frozen=True)
+class ItemView:
+    item: ExpertItem
+    rules: list[RuleEntry]
+    # Live corrections on the run by corrector group (None: corrections without one).
+    progress: dict[uuid.UUID | None, int]
+    may_write: bool
+
+
+def _may_write(session: Session, actor: Actor, project_id: uuid.UUID) -> bool:
+    """Read access checked (not found or forbidden otherwise); whether the actor may also write, as
+    dismissing, reopening and correcting take."""
+    project = require_project_role(session, actor, project_id, "read")
+    role = project_role(session, actor, project)
+    return role is not None and PROJECT_ROLES.index(role) >= PROJECT_ROLES.index("write")
+
+
+def _closable_by(session: Session, actor: Actor, project_id: uuid.UUID) -> ColumnElement[bool]:
+    """Items the actor can close: open, with a rule still waiting for a correction the actor may give
+    (any correction, or one of a group that applies to the run and whose restriction the actor meets)."""
+    givable = [
+        group for group in groups.applying_to_project(session, project_id) if groups.may_give(actor, group)
+    ]
+    everywhere = [group.id for group in givable if groups.applies_to(group, project_id, None)]
+    wanted: list[ColumnElement[bool]] = [ExpertItemRule.wanted_group_id.is_(None)]
+    if everywhere:
+        wanted.append(ExpertItemRule.wanted_group_id.in_(everywhere))
+    wanted.extend(
+        and_(ExpertItemRule.wanted_group_id == group.id, ExpertItem.agent_id == group.agent_id)
+        for group in givable
+        if group.id not in everywhere
+    )
+    waiting = exists().where(
+        ExpertItemRule.run_id == ExpertItem.run_id, ExpertItemRule.satisfied.is_(False), or_(*wanted)
+    )
+    return and_(ExpertItem.state == OPEN, waiting)
+
+
+def _filtered(
+    session: Session, actor: Actor, project_id: uuid.UUID, filters: QueueFilters, may_write: bool
+) -> list[ColumnElement[bool]]:
+    where: list[ColumnElement[bool]] = [ExpertItem.project_id == project_id]
+    if filters.states:
+        where.append(ExpertItem.state.in_(filters.states))
+    if filters.rule_id is not None:
+        where.append(
+            exists().where(
+                ExpertItemRule.run_id == ExpertItem.run_id, ExpertItemRule.rule_id == filters.rule_id
+            )
+        )
+    if filters.corrector_group_id is not None:
+        where.append(
+            exists().where(
+                ExpertItemRule.run_id == ExpertItem.run_id,
+                ExpertItemRule.wanted_group_id == filters.corrector_group_id,
+            )
+        )
+    if filters.agent_id is not None:
+        where.append(ExpertItem.agent_id == filters.agent_id)
+    if filters.added_after is not None:
+        where.append(ExpertItem.added_at >= filters.added_after)
+    if filters.closed_after is not None:
+        where.append(ExpertItem.closed_at >= filters.closed_after)
+    if filters.for_me:
+        # Closing an item takes correcting its run, which takes write access.
+        where.append(_closable_by(session, actor, project_id) if may_write else ExpertItem.run_id.is_(None))
+    return where
+
+
+def _rules(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, list[RuleEntry]]:
+    """The rules that queued each run, each named as at the version that queued it."""
+    found: dict[uuid.UUID, list[RuleEntry]] = defaultdict(list)
+    for chunk in in_chunks(list(run_ids)):
+        rows = session.execute(
+            select(ExpertItemRule, QueueRule.name)
+            .join(
+                QueueRule,
+                and_(
+                    QueueRule.rule_id == ExpertItemRule.rule_id,
+                    QueueRule.version == ExpertItemRule.rule_version,
+                ),
+            )
+            .where(ExpertItemRule.run_id.in_(chunk))
+            .order_by(ExpertItemRule.run_id, ExpertItemRule.added_at, ExpertItemRule.rule_id)
+        )
+        for entry, name in rows:
+            found[entry.run_id].append(
+                RuleEntry(entry.rule_id, entry.rule_version, name, entry.wanted_group_id)
+            )
+    return found
+
+
+def _progress(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, dict[uuid.UUID | None, int]]:
+    """Live corrections (neither replaced nor removed) on each run, by corrector group: one grouped
+    query for a page."""
+    found: dict[uuid.UUID, dict[uuid.UUID | None, int]] = defaultdict(dict)
+    for chunk in in_chunks(list(run_ids)):
+        rows = session.execute(
+            select(Correction.run_id, Correction.corrector_group_id, func.count())
+            .where(
+                Correction.run_id.in_(chunk),
+                Correction.superseded_by.is_(None),
+                Correction.unregistered_at.is_(None),
+            )
+            .group_by(Correction.run_id, Correction.corrector_group_id)
+        )
+        for run_id, group_id, count in rows:
+            found[run_id][group_id] = count
+    return found
+
+
+def _views(session: Session, items: Sequence[ExpertItem], may_write: bool) -> list[ItemView]:
+    run_ids = [item.run_id for item in items]
+    rules = _rules(session, run_ids)
+    progress = _progress(session, run_ids)
+    return [
+        ItemView(item, rules.get(item.run_id, []), progress.get(item.run_id, {}), may_write) for item in items
+    ]
+
+
+def list_items(
+    session: Session,
+    actor: Actor,
+    project_id: uuid.UUID,
+    filters: QueueFilters,
+    *,
+    limit: int,
+    cursor: str | None = None,
+) -> tuple[Page[ItemView], int]:
+    """A page of the project's queue, oldest first, and how many items the filters match in all;
+    `limit` 0 counts only."""
+    if not 0 <= limit <= MAX_LIMIT:
+        raise Invalid(f"limit is from 0 to {MAX_LIMIT}.", details={"field": "limit"})
+    filters = filters.checked()
+    may_write = _may_write(session, actor, project_id)
+    where = _filtered(session, actor, project_id, filters, may_write)
+    total = session.scalar(select(func.count()).select_from(ExpertItem).where(*where)) or 0
+    if limit == 0:
+        return Page([], None), total
+    query = select(ExpertItem).where(*where)
+    if cursor:
+        at, after = decode_time_cursor(cursor)
+        query = query.where(
+            or_(ExpertItem.added_at > at, and_(ExpertItem.added_at == at, ExpertItem.run_id > after))
+        )
+    items = list(session.scalars(query.order_by(ExpertItem.added_at, ExpertItem.run_id).limit(limit + 1)))
+    more = len(items) > limit
+    items = items[:limit]
+    next_cursor = time_cursor(items[-1].added_at, items[-1].run_id) if more else None
+    return Page(_views(session, items, may_write), next_cursor), total
+
+
+def item_view(session: Session, actor: Actor, item: ExpertItem) -> ItemView:
+    """One item as the list shows it (the answer to a dismissal or a reopening)."""
+    [view] = _views(session, [item], _may_write(session, actor, item.project_id))
+    return view
+
+
+# ------------------------------------------------------------------------------------------------- wire
+
+
+def _group_key(group_id: uuid.UUID | None) -> str:
+    return "" if group_id is None else str(group_id)
+
+
+def item_dict(view: ItemView) -> dict[str, Any]:
+    """An item as the wire has it; `flowId` is always there (null for an agent's run), as kindgi's client
+    requires, and the optional fields are left out when unset."""
+    item = view.item
+    body: dict[str, Any] = {"runId": str(item.run_id), "projectId": str(item.project_id)}
+    if item.agent_id is not None:
+        body["agentId"] = str(item.agent_id)
+    if item.agent_version is not None:
+        body["agentVersion"] = item.agent_version
+    body["flowId"] = str(item.flow_id) if item.flow_id is not None else None
+    wanted = list(dict.fromkeys(rule.wanted_group_id for rule in view.rules if rule.wanted_group_id))
+    by_group = sorted(view.progress.items(), key=lambda pair: _group_key(pair[0]))
+    body.update(
+        {
+            "runStatus": item.run_status,
+            "completedAt": iso(item.completed_at),
+            "rules": [
+                {"ruleId": str(rule.rule_id), "version": rule.version, "name": rule.name}
+                for rule in view.rules
+            ],
+            "wantedGroupIds": [str(group_id) for group_id in wanted],
+            "anyCorrection": any(rule.wanted_group_id is None for rule in view.rules),
+            "progress": {
+                "total": sum(view.progress.values()),
+                "byGroup": [
+                    {"correctorGroupId": str(group_id) if group_id else None, "count": count}
+                    for group_id, count in by_group
+                ],
+            },
+            "addedAt": iso(item.added_at),
+            "state": item.state,
+        }
+    )
+    if item.closed_at is not None:
+        body["closedAt"] = iso(item.closed_at)
+    if item.closed_by is not None:
+        body["closedBy"] = str(item.closed_by)
+    if item.reason is not None:
+        body["reason"] = item.reason
+    body["can"] = {
+        "dismiss": view.may_write and item.state == OPEN,
+        "reopen": view.may_write and item.state == DISMISSED,
+    }
+    return body

@@ -1,0 +1,120 @@
+"""The expert queue on the corrections surface (/v1/projects/{projectId}/expert-queue): the runs waiting
+for a correction, oldest first with the total the filters match, and dismissing or reopening one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import Field
+from sqlalchemy.orm import Session
+
+from redline.db import Database
+from redline.groups.schemas import _Named
+from redline.identity.service import Actor
+from redline.paging import DEFAULT_LIMIT
+from redline.queues import expert, expertqueue
+from redline.surfaces.auth import current_actor, database
+from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
+from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
+from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list, query_time
+from redline.surfaces.responses import JSONBody
+
+router = APIRouter(prefix="/v1", tags=["expert queue"], responses=ERROR_RESPONSES)
+
+ActorDep = Annotated[Actor, Depends(current_actor)]
+DatabaseDep = Annotated[Database, Depends(database)]
+
+QUEUE = "/projects/{projectId}/expert-queue"
+MAX_REASON = 500
+
+
+class DismissIn(_Named):
+    reason: str | None = Field(None, max_length=MAX_REASON)
+
+
+@router.get(QUEUE, summary="Runs in the expert queue, oldest first, with the total the filters match")
+def list_items(
+    projectId: str,  # noqa: N803 - the wire's name
+    actor: ActorDep,
+    db: DatabaseDep,
+    state: Annotated[
+        list[str] | None,
+        Query(description="open, corrected, dismissed or erased; repeated or comma-separated"),
+    ] = None,
+    rule_id: Annotated[str | None, Query(alias="ruleId")] = None,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    corrector_group_id: Annotated[
+        str | None, Query(alias="correctorGroupId", description="Items a rule of which wants this group")
+    ] = None,
+    for_me: Annotated[
+        bool, Query(alias="forMe", description="Only the items you can close by correcting the run")
+    ] = False,
+    added_after: Annotated[
+        str | None, Query(alias="addedAfter", description="Queued at or after this ISO 8601 time")
+    ] = None,
+    closed_after: Annotated[
+        str | None, Query(alias="closedAfter", description="Closed at or after this ISO 8601 time")
+    ] = None,
+    limit: Annotated[int, Query(description="0 to 200; 0 answers only the total")] = DEFAULT_LIMIT,
+    cursor: str | None = None,
+) -> JSONBody:
+    project = project_id(projectId)
+    filters = expertqueue.QueueFilters(
+        states=query_list(state),
+        rule_id=query_id(rule_id, "ruleId"),
+        agent_id=query_id(agent_id, "agentId"),
+        corrector_group_id=query_id(corrector_group_id, "correctorGroupId"),
+        for_me=for_me,
+        added_after=query_time(added_after, "addedAfter"),
+        closed_after=query_time(closed_after, "closedAfter"),
+    )
+    with db.read() as session:
+        page, total = expertqueue.list_items(session, actor, project, filters, limit=limit, cursor=cursor)
+        items = [expertqueue.item_dict(view) for view in page.items]
+    return JSONBody({**page_body(page, items), "total": total})
+
+
+@router.post(
+    f"{QUEUE}/{{runId}}/dismiss",
+    summary="Take a run not worth correcting out of the expert queue, with an optional reason",
+    responses=CONFLICT_RESPONSES,
+)
+def dismiss(
+    projectId: str,  # noqa: N803
+    runId: str,  # noqa: N803
+    actor: ActorDep,
+    db: DatabaseDep,
+    body: DismissIn | None = None,
+    key: IdempotencyKey = None,
+) -> JSONBody:
+    project, run = project_id(projectId), path_id(runId, "queue-item")
+    reason = body.reason if body is not None else None
+
+    def work(session: Session) -> tuple[int, object]:
+        item = expert.dismiss(session, actor, project, run, reason)
+        return 200, expertqueue.item_dict(expertqueue.item_view(session, actor, item))
+
+    sent = body.model_dump(mode="json", exclude_unset=True) if body is not None else None
+    return answer_once(db, actor, key, f"POST /v1/projects/{project}/expert-queue/{run}/dismiss", sent, work)
+
+
+@router.post(
+    f"{QUEUE}/{{runId}}/reopen",
+    summary="Put a dismissed run back in the expert queue",
+    responses=CONFLICT_RESPONSES,
+)
+def reopen(
+    projectId: str,  # noqa: N803
+    runId: str,  # noqa: N803
+    actor: ActorDep,
+    db: DatabaseDep,
+    key: IdempotencyKey = None,
+) -> JSONBody:
+    project, run = project_id(projectId), path_id(runId, "queue-item")
+
+    def work(session: Session) -> tuple[int, object]:
+        item = expert.reopen(session, actor, project, run)
+        return 200, expertqueue.item_dict(expertqueue.item_view(session, actor, item))
+
+    return answer_once(db, actor, key, f"POST /v1/projects/{project}/expert-queue/{run}/reopen", None, work)

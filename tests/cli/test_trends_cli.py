@@ -1,0 +1,85 @@
+"""`redline trends`, through click's runner against a fresh store on each backend: the Trends page's
+sentences for each rule, earlier rule versions apart, the weights, and refusals. The rule and the
+corrections are made through the services, as the first admin."""
+
+from __future__ import annotations
+
+import uuid
+
+from click.testing import CliRunner, Result
+
+from redline.cli.main import cli
+from redline.corrections import service as corrections
+from redline.corrections.schemas import CorrectionIn
+from redline.db import Database
+from redline.identity.service import Actor
+from redline.queues import expertrules
+from redline.traces import service as traces
+from redline.traces.schemas import RunIn
+from tests.conftest import bootstrap_admin
+from tests.samples import make_run
+
+
+def invoke(database_url: str, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--database-url", database_url, *args], catch_exceptions=False)
+
+
+def _corrected(db: Database, admin: Actor, project: str, version: str, right: int, wrong: int) -> None:
+    """`right + wrong` runs of `version`, each corrected once by the admin."""
+    for index in range(right + wrong):
+        with db.write() as session:
+            [run] = traces.ingest_runs(
+                session, admin, [RunIn.model_validate(make_run(project, agentVersion=version))]
+            )
+            verdict = (
+                {"answer": "right"} if index < right else {"answer": "wrong", "why": "Not what was asked."}
+            )
+            corrections.create(session, admin, CorrectionIn.model_validate({"runId": str(run.id), **verdict}))
+
+
+def _store(db: Database) -> tuple[Actor, uuid.UUID]:
+    first = bootstrap_admin(db)
+    return Actor.of(first.admin), first.project.id
+
+
+def test_trends_say_each_rules_sentences(db: Database, database_url: str) -> None:
+    admin, project = _store(db)
+    with db.write() as session:
+        rule = expertrules.create_rule(session, admin, project, {"name": "Trend check"}).rule.rule_id
+    _corrected(db, admin, str(project), "1.0.0", 3, 9)
+    with db.write() as session:
+        expertrules.update_rule(session, admin, project, rule, {"sample": 0.9999})
+    _corrected(db, admin, str(project), "1.0.0", 10, 0)
+    _corrected(db, admin, str(project), "1.1.0", 1, 1)
+
+    result = invoke(database_url, "trends", "--project", "default")
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        "Trend check (version 2)\n"
+        "  1.0.0: about 100% marked right, from 10 corrections (10 runs corrected so far); range 72–100%\n"
+        "  1.1.0: too few corrections to say (2 so far)\n"
+        "  Earlier versions of the rule are shown apart, never added in: each is a sample of its own.\n"
+        "  Version 1:\n"
+        "    1.0.0: about 25% marked right, from 12 corrections (12 runs corrected so far); range 9–53%\n"
+        "\n"
+        "Every correction counts the same: no corrector group applies to this project.\n"
+    )
+    # Everything was queued today, so the last 30 days say the same.
+    assert (
+        invoke(database_url, "trends", "--project", str(project), "--period", "30d").output == result.output
+    )
+
+
+def test_trends_without_rules_and_refusals(db: Database, database_url: str) -> None:
+    _store(db)
+    empty = invoke(database_url, "trends", "--project", "default")
+    assert empty.exit_code == 0, empty.output
+    assert empty.output == (
+        "No queue rules in this project: trends come from the runs a rule queues.\n"
+        "Every correction counts the same: no corrector group applies to this project.\n"
+    )
+    unknown = invoke(database_url, "trends", "--project", "nope")
+    assert (unknown.exit_code, unknown.output) == (1, 'Error: No project "nope".\n')
+    period = invoke(database_url, "trends", "--project", "default", "--period", "7d")
+    assert period.exit_code == 2
+    assert "Invalid value for '--period': '7d' is not one of 'all', '90d', '30d'." in period.output
