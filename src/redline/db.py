@@ -6,6 +6,7 @@ Services get a `Session` and may `flush()`, never `commit()`: the transaction is
 
 from __future__ import annotations
 
+import functools
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -192,18 +193,12 @@ def bulk_insert(session: Session, table: Table, rows: list[dict[str, Any]]) -> N
         return
     connection = session.connection()
     dialect = connection.dialect
-    compiled = insert(table).compile(dialect=dialect, column_keys=list(rows[0]))
-    names = list(compiled.positiontup or compiled.params)
-    if set(names) != set(rows[0]):
-        # Column defaults are SQLAlchemy's to apply; rows here must carry every value themselves.
-        raise ValueError(
-            f"bulk_insert into {table.name} needs values for {sorted(set(names) - set(rows[0]))}"
-        )
     if dialect.name != "sqlite":
+        _check_keys(table, rows[0], _insert_for(table, tuple(rows[0]), dialect)[1])
         connection.execute(insert(table), rows)
         return
-    processors = [table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names]
-    typed = [(i, p) for i, p in enumerate(processors) if p is not None]
+    sql, names, typed = _insert_for(table, tuple(rows[0]), dialect)
+    _check_keys(table, rows[0], names)
 
     def driver_row(row: dict[str, Any]) -> tuple[Any, ...]:
         values = [row[name] for name in names]
@@ -213,7 +208,26 @@ def bulk_insert(session: Session, table: Table, rows: list[dict[str, Any]]) -> N
                 values[index] = process(value)
         return tuple(values)
 
-    connection.exec_driver_sql(compiled.string, [driver_row(row) for row in rows])
+    connection.exec_driver_sql(sql, [driver_row(row) for row in rows])
+
+
+@functools.lru_cache(maxsize=256)
+def _insert_for(
+    table: Table, keys: tuple[str, ...], dialect: Dialect
+) -> tuple[str, list[str], list[tuple[int, Callable[[Any], Any]]]]:
+    """The INSERT of these columns as the driver takes it, its parameter order, and the bind processors
+    of the columns that have one: compiled once per table and key set (a single run's queueing inserts a
+    handful of rows, where compiling cost more than inserting)."""
+    compiled = insert(table).compile(dialect=dialect, column_keys=list(keys))
+    names = list(compiled.positiontup or compiled.params)
+    processors = [table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names]
+    return compiled.string, names, [(i, p) for i, p in enumerate(processors) if p is not None]
+
+
+def _check_keys(table: Table, row: dict[str, Any], names: list[str]) -> None:
+    if set(names) != set(row):
+        # Column defaults are SQLAlchemy's to apply; rows here must carry every value themselves.
+        raise ValueError(f"bulk_insert into {table.name} needs values for {sorted(set(names) - set(row))}")
 
 
 def writing(engine: Engine) -> Engine:
@@ -332,15 +346,18 @@ def add_to_counts(session: Session, table: FromClause, column: str, deltas: list
     """Add each row's `column` to the stored count with the same primary key, creating rows as needed.
 
     One INSERT … ON CONFLICT DO UPDATE run for every row (executemany, in the rows' order), so concurrent
-    writers add up rather than overwrite each other, and take their row locks in the order given.
+    writers add up rather than overwrite each other, and take their row locks in the order given. Counts
+    are plain Core rows: the statement goes to the session's connection, past the ORM.
     """
-    if not deltas:
-        return
-    keys = [key.name for key in table.primary_key]
-    statement = _upsert_insert(table, session.get_bind().dialect.name)
-    session.execute(
-        statement.on_conflict_do_update(
-            index_elements=keys, set_={column: table.c[column] + statement.excluded[column]}
-        ),
-        deltas,
+    if deltas:
+        connection = session.connection()
+        connection.execute(_upsert_adding(table, column, connection.dialect.name), deltas)
+
+
+@functools.lru_cache(maxsize=64)
+def _upsert_adding(table: FromClause, column: str, dialect_name: str) -> Insert:
+    statement = _upsert_insert(table, dialect_name)
+    return statement.on_conflict_do_update(
+        index_elements=[key.name for key in table.primary_key],
+        set_={column: table.c[column] + statement.excluded[column]},
     )

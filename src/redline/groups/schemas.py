@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from redline.identity.service import PrincipalKind, ReviewerRole
-from redline.traces.schemas import WireModel
+from redline.traces.schemas import StrictWireModel
 
 # "tenant" is the wire's word for the workspace; "workspace" is taken as the same.
 ScopeKind = Literal["tenant", "workspace", "project", "agent"]
@@ -22,25 +22,7 @@ MAX_DESCRIPTION = 4000
 MAX_PRINCIPAL_IDS = 1000
 
 
-class _Named(WireModel):
-    """Refuses unknown fields by name, all of them at once."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _unknown_fields(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            known = set(cls.model_fields) | {
-                field.alias for field in cls.model_fields.values() if field.alias
-            }
-            unknown = [str(name) for name in data if name not in known]
-            if unknown:
-                raise PydanticCustomError(
-                    "unknown_fields", "Unknown field(s): {names}.", {"names": ", ".join(unknown)}
-                )
-        return data
-
-
-class ScopeIn(_Named):
+class ScopeIn(StrictWireModel):
     """Where a group applies: the workspace, a project, or an agent in a project."""
 
     kind: ScopeKind
@@ -48,7 +30,7 @@ class ScopeIn(_Named):
     agent_id: uuid.UUID | None = None
 
 
-class AssertableByIn(_Named):
+class AssertableByIn(StrictWireModel):
     """Who may correct as the group; a caller must meet each part that is set."""
 
     min_reviewer_role: ReviewerRole | None = None
@@ -83,7 +65,7 @@ class AssertableByIn(_Named):
         return kept
 
 
-class GroupIn(_Named):
+class GroupIn(StrictWireModel):
     scope: ScopeIn
     name: str = Field(min_length=1, max_length=MAX_NAME)
     weight: float = Field(1.0, ge=0, allow_inf_nan=False)
@@ -91,7 +73,7 @@ class GroupIn(_Named):
     assertable_by: AssertableByIn | None = None
 
 
-class GroupChange(_Named):
+class GroupChange(StrictWireModel):
     """Only the fields sent change (`model_fields_set`); `assertableBy: null` lifts the restriction,
     `description: null` clears it. A group's scope never changes: its corrections were made there."""
 

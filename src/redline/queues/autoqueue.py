@@ -15,12 +15,11 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Connection, Table, bindparam, func, select
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks
 from redline.queues import expert
 from redline.queues.items import WHOLE_TRACE, insert_items
 from redline.queues.models import QueueRule
@@ -38,19 +37,50 @@ _LIVE_RULE_COLUMNS = (
 )
 
 
+# The rules of a project change rarely and are read for every run recorded. A process keeps the last
+# list it read per store and project and uses it while the project's rule rows look the same (as many
+# rows, as many removed, the same newest): a new version, a removal or a deleted queue in any process
+# changes that, and checking it is one index read instead of decoding every rule.
+_KNOWN_LIMIT = 1024
+_known: dict[tuple[str, uuid.UUID], tuple[tuple[Any, ...], list[LiveRule]]] = {}
+
+
+_RULES = cast(Table, QueueRule.__table__).c
+_STAMP = select(func.count(), func.count(_RULES.unregistered_at), func.max(_RULES.created_at)).where(
+    _RULES.project_id == bindparam("project")
+)
+
+
+def _stamp(connection: Connection, project_id: uuid.UUID) -> tuple[Any, ...]:
+    # Core on the session's connection: no ORM compilation and no autoflush for a three-number read.
+    return tuple(connection.execute(_STAMP, {"project": project_id}).one())
+
+
+def _read_live_rules(session: Session, project_id: uuid.UUID) -> list[LiveRule]:
+    rows = session.execute(
+        select(*_LIVE_RULE_COLUMNS).where(
+            QueueRule.project_id == project_id,
+            QueueRule.unregistered_at.is_(None),
+            QueueRule.latest.is_(True),
+            QueueRule.enabled.is_(True),
+        )
+    )
+    return [LiveRule(*row) for row in rows]
+
+
 def live_rules(session: Session, project_ids: Sequence[uuid.UUID]) -> list[LiveRule]:
     """The latest, enabled, not removed version of every rule of these projects."""
+    connection = session.connection()
+    store = str(connection.engine.url)
     found: list[LiveRule] = []
-    for chunk in in_chunks(list(project_ids)):
-        rows = session.execute(
-            select(*_LIVE_RULE_COLUMNS).where(
-                QueueRule.project_id.in_(chunk),
-                QueueRule.unregistered_at.is_(None),
-                QueueRule.latest.is_(True),
-                QueueRule.enabled.is_(True),
-            )
-        )
-        found.extend(LiveRule(*row) for row in rows)
+    for project_id in project_ids:
+        stamp = _stamp(connection, project_id)
+        known = _known.get((store, project_id))
+        if known is None or known[0] != stamp:
+            if len(_known) >= _KNOWN_LIMIT:
+                _known.clear()
+            known = _known[(store, project_id)] = (stamp, _read_live_rules(session, project_id))
+        found.extend(known[1])
     return found
 
 

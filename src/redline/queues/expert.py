@@ -159,15 +159,20 @@ def _lock_counters(session: Session, rule_ids: Iterable[uuid.UUID]) -> dict[uuid
     return counts
 
 
+_LOCKED_COUNTS = (
+    select(_COUNTERS.rule_id, _COUNTERS.open_items)
+    .where(_COUNTERS.rule_id.in_(bindparam("rules", expanding=True)))
+    .order_by(_COUNTERS.rule_id)
+    .with_for_update()
+)
+
+
 def _locked_counts(session: Session, ordered: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+    # Core on the session's connection: counters are never row objects, and this runs for every run.
+    connection = session.connection()
     counts: dict[uuid.UUID, int] = {}
     for chunk in in_chunks(ordered):
-        rows = session.execute(
-            select(QueueRuleCounter.rule_id, QueueRuleCounter.open_items)
-            .where(QueueRuleCounter.rule_id.in_(chunk))
-            .order_by(QueueRuleCounter.rule_id)
-            .with_for_update()
-        )
+        rows = connection.execute(_LOCKED_COUNTS, {"rules": list(chunk)})
         counts.update((row.rule_id, row.open_items) for row in rows)
     return counts
 
@@ -176,7 +181,7 @@ def _change_counters(session: Session, changes: Mapping[uuid.UUID, int]) -> None
     """Add to each rule's waiting runs, in rule-id order (one statement, run for each rule)."""
     rows = [{"rule": rule_id, "delta": changes[rule_id]} for rule_id in sorted(changes) if changes[rule_id]]
     if rows:
-        session.execute(_ADD_TO_COUNTER, rows)
+        session.connection().execute(_ADD_TO_COUNTER, rows)
 
 
 # ------------------------------------------------------------------------------------------------ moving
@@ -422,11 +427,15 @@ def on_run_erased(session: Session, run_id: uuid.UUID) -> None:
     change.write(session)
 
 
+def item_not_found(run_id: object) -> NotFound:
+    return NotFound("queue-item", run_id, f'Run "{run_id}" is not in the expert queue of this project.')
+
+
 def _item_to_change(session: Session, actor: Actor, project_id: uuid.UUID, run_id: uuid.UUID) -> ExpertItem:
     require_project_role(session, actor, project_id, "write")
     item = _items(session, [run_id]).get(run_id)
     if item is None or item.project_id != project_id:
-        raise NotFound("queue-item", run_id, f'Run "{run_id}" is not in the expert queue of this project.')
+        raise item_not_found(run_id)
     return item
 
 

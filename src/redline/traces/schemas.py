@@ -28,6 +28,25 @@ class WireModel(BaseModel):
     )
 
 
+class StrictWireModel(WireModel):
+    """A body that names every unknown field at once (`Unknown field(s): a, b.`), as the corrections
+    surface's newer routes answer, rather than one error per field."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unknown_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            known = set(cls.model_fields) | {
+                field.alias for field in cls.model_fields.values() if field.alias
+            }
+            unknown = [str(name) for name in data if name not in known]
+            if unknown:
+                raise PydanticCustomError(
+                    "unknown_fields", "Unknown field(s): {names}.", {"names": ", ".join(unknown)}
+                )
+        return data
+
+
 def parse_project_id(value: object) -> uuid.UUID:
     """Project ids are UUIDs; anything else gets the corrections surface's sentence."""
     if isinstance(value, uuid.UUID):

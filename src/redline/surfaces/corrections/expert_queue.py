@@ -10,7 +10,6 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from redline.db import Database
-from redline.groups.schemas import _Named
 from redline.identity.service import Actor
 from redline.paging import DEFAULT_LIMIT
 from redline.queues import expert, expertqueue
@@ -19,6 +18,7 @@ from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
 from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list, query_time
 from redline.surfaces.responses import JSONBody
+from redline.traces.schemas import StrictWireModel
 
 router = APIRouter(prefix="/v1", tags=["expert queue"], responses=ERROR_RESPONSES)
 
@@ -29,7 +29,7 @@ QUEUE = "/projects/{projectId}/expert-queue"
 MAX_REASON = 500
 
 
-class DismissIn(_Named):
+class DismissIn(StrictWireModel):
     reason: str | None = Field(None, max_length=MAX_REASON)
 
 
@@ -88,7 +88,7 @@ def dismiss(
     body: DismissIn | None = None,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, run = project_id(projectId), path_id(runId, "queue-item")
+    project, run = project_id(projectId), path_id(runId, "queue-item", expert.item_not_found)
     reason = body.reason if body is not None else None
 
     def work(session: Session) -> tuple[int, object]:
@@ -111,7 +111,7 @@ def reopen(
     db: DatabaseDep,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, run = project_id(projectId), path_id(runId, "queue-item")
+    project, run = project_id(projectId), path_id(runId, "queue-item", expert.item_not_found)
 
     def work(session: Session) -> tuple[int, object]:
         item = expert.reopen(session, actor, project, run)

@@ -12,15 +12,15 @@ from pydantic import AwareDatetime
 from sqlalchemy.orm import Session
 
 from redline.db import Database
-from redline.groups.schemas import _Named
 from redline.identity.service import Actor
 from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.queues import expertrules
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, project_id, query_id, query_list
+from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list
 from redline.surfaces.responses import JSONBody
+from redline.traces.schemas import StrictWireModel
 
 router = APIRouter(prefix="/v1", tags=["queue rules"], responses=ERROR_RESPONSES)
 
@@ -30,7 +30,7 @@ DatabaseDep = Annotated[Database, Depends(database)]
 RULES = "/projects/{projectId}/queue-rules"
 
 
-class QueueRuleIn(_Named):
+class QueueRuleIn(StrictWireModel):
     """A new rule. The service checks the values, with the sentences the CLI gives too."""
 
     name: str
@@ -41,7 +41,7 @@ class QueueRuleIn(_Named):
     enabled: bool | None = None
 
 
-class QueueRuleChange(_Named):
+class QueueRuleChange(StrictWireModel):
     """A new version: only the fields sent change; `maxOpen: null` lifts the cap and
     `correctorGroupId: null` makes any correction do."""
 
@@ -53,17 +53,9 @@ class QueueRuleChange(_Named):
     enabled: bool | None = None
 
 
-class QueueRecentIn(_Named):
+class QueueRecentIn(StrictWireModel):
     last: int | None = None
     since: AwareDatetime | None = None
-
-
-def _rule_id(value: str) -> uuid.UUID:
-    """A rule id from the path; one that isn't a UUID names no rule."""
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        raise expertrules.rule_not_found(value) from None
 
 
 def _sent(body: QueueRuleIn | QueueRuleChange) -> dict[str, Any]:
@@ -149,7 +141,7 @@ def preview(
 
 @router.get(f"{RULES}/{{ruleId}}", summary="A queue rule's newest version, with the runs it has waiting")
 def get_rule(projectId: str, ruleId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
-    project, rule = project_id(projectId), _rule_id(ruleId)
+    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
     with db.read() as session:
         body = expertrules.view_dict(expertrules.get_rule(session, actor, project, rule))
     return JSONBody(body)
@@ -168,7 +160,7 @@ def update_rule(
     db: DatabaseDep,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), _rule_id(ruleId)
+    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
 
     def work(session: Session) -> tuple[int, object]:
         return 200, expertrules.view_dict(expertrules.update_rule(session, actor, project, rule, _sent(body)))
@@ -189,7 +181,7 @@ def rule_versions(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), _rule_id(ruleId)
+    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
     with db.read() as session:
         page = expertrules.versions(session, actor, project, rule, limit=limit, cursor=cursor)
         items = [expertrules.version_dict(view) for view in page.items]
@@ -208,7 +200,7 @@ def unregister_rule(
     db: DatabaseDep,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), _rule_id(ruleId)
+    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
 
     def work(session: Session) -> tuple[int, object]:
         expertrules.unregister(session, actor, project, rule)
@@ -232,7 +224,7 @@ def queue_recent(
     body: QueueRecentIn | None = None,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), _rule_id(ruleId)
+    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
     asked = body or QueueRecentIn()
 
     def work(session: Session) -> tuple[int, object]:

@@ -12,12 +12,12 @@ from fastapi import APIRouter, Depends, Query
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity.service import Actor
+from redline.queues import expertrules
 from redline.stats import results, trends
 from redline.stats.tallies import day_of
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
-from redline.surfaces.corrections.queue_rules import _rule_id
-from redline.surfaces.corrections.wire import project_id, query_time
+from redline.surfaces.corrections.wire import path_id, project_id, query_time
 from redline.surfaces.responses import JSONBody
 
 router = APIRouter(prefix="/v1", tags=["results"], responses=ERROR_RESPONSES)
@@ -89,7 +89,11 @@ def rule_results(
     first_day = _since_day(since)
     with db.read() as session:
         found = results.rule_results(
-            session, actor, project_id(projectId), _rule_id(ruleId), since_day=first_day
+            session,
+            actor,
+            project_id(projectId),
+            path_id(ruleId, "queue-rule", expertrules.rule_not_found),
+            since_day=first_day,
         )
         body: dict[str, Any] = {"ruleId": str(found.rule_id)}
         if found.since_day is not None:
