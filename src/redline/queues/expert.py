@@ -290,14 +290,15 @@ def evaluate(
     in the queue gets only the rules it lacks, and only while it waits. `replaced` names the runs that
     existed before (None: any may have), so runs recorded for the first time cost no lookups.
     """
+    by_project: dict[uuid.UUID, list[LiveRule]] = defaultdict(list)
+    for rule in rules:
+        by_project[rule.project_id].append(rule)
     picked: list[tuple[RunFacts, list[LiveRule]]] = []
     for run in runs:
         taking = [
             rule
-            for rule in rules
-            if rule.project_id == run.project_id
-            and matches(rule.when, run)
-            and sampled(rule.rule_id, run.id, rule.sample)
+            for rule in by_project.get(run.project_id, ())
+            if matches(rule.when, run) and sampled(rule.rule_id, run.id, rule.sample)
         ]
         if taking:
             picked.append((run, taking))

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from redline.errors import Invalid
@@ -50,6 +51,15 @@ class RunFacts:
     metadata: Mapping[str, Any] | None
     # When it ended: shown by the expert queue, never matched on.
     ended_at: datetime | None = None
+
+    # `when` names agents and flows by their ids as text; each run is matched against many rules.
+    @cached_property
+    def agent_key(self) -> str:
+        return str(self.agent_id)
+
+    @cached_property
+    def flow_key(self) -> str:
+        return str(self.flow_id)
 
 
 @dataclass(frozen=True)
@@ -219,9 +229,9 @@ def matches(when: Mapping[str, Any], run: RunFacts) -> bool:
     if run.dry_run and not when.get("includeDryRuns", False):
         return False
     agent_ids, flow_ids = when.get("agentIds"), when.get("flowIds")
-    if agent_ids is not None and (run.agent_id is None or str(run.agent_id) not in agent_ids):
+    if agent_ids is not None and (run.agent_id is None or run.agent_key not in agent_ids):
         return False
-    if flow_ids is not None and (run.flow_id is None or str(run.flow_id) not in flow_ids):
+    if flow_ids is not None and (run.flow_id is None or run.flow_key not in flow_ids):
         return False
     versions: Sequence[str] | None = when.get("versions")
     if versions is not None:
@@ -238,9 +248,9 @@ def matches(when: Mapping[str, Any], run: RunFacts) -> bool:
 
 
 def sample_point(rule_id: uuid.UUID, run_id: uuid.UUID) -> float:
-    """Where a run falls in [0, 1) for a rule: SHA-256 of the two ids, never the rule's version, so every
-    version of a rule agrees about every run."""
-    digest = hashlib.sha256(f"{rule_id}:{run_id}".encode()).digest()
+    """Where a run falls in [0, 1) for a rule: SHA-256 of the two ids' 16 bytes each, never the rule's
+    version, so every version of a rule agrees about every run."""
+    digest = hashlib.sha256(rule_id.bytes + run_id.bytes).digest()
     return int.from_bytes(digest[: _HASH_BITS // 8], "big") / float(1 << _HASH_BITS)
 
 
