@@ -41,6 +41,7 @@ from _report import Figure, exit_status, latency_ms, print_figures, requests_fig
 from _server import DEFAULT_POSTGRES_URL, fresh_store, store_kinds
 from redline import migrate
 from redline.app import create_app
+from redline.cli.context import tune_gc_for_bulk_work
 from redline.config import Settings
 from redline.corrections.models import Correction
 from redline.db import Database, bulk_insert, make_engine, utcnow
@@ -87,6 +88,8 @@ class Bench:
             self.admin_id = first.admin.id
         self.app = TestClient(create_app(Settings(database_url=url), self.db))
         self.headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+        # This process stands in for `redline serve`, which collects garbage this way.
+        tune_gc_for_bulk_work()
 
     def actor(self, session: Any) -> identity.Actor:
         return identity.Actor.of(session.get_one(Principal, self.admin_id))
