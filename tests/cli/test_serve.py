@@ -89,9 +89,17 @@ def test_serve_first_start_then_restart(database_url: str) -> None:
 
 
 def _spawned_workers(process: subprocess.Popen[str]) -> int:
-    """How many uvicorn worker processes `redline serve` runs (multiprocessing's spawned children)."""
-    children = psutil.Process(process.pid).children()
-    return sum("multiprocessing.spawn" in " ".join(child.cmdline()) for child in children)
+    """How many uvicorn worker processes `redline serve` runs (multiprocessing's spawned children).
+
+    A child that already ended (a zombie not yet reaped, such as a short-lived helper of
+    multiprocessing's) has no command line to read and is not a worker."""
+    workers = 0
+    for child in psutil.Process(process.pid).children():
+        try:
+            workers += "multiprocessing.spawn" in " ".join(child.cmdline())
+        except (psutil.ZombieProcess, psutil.NoSuchProcess):
+            continue
+    return workers
 
 
 def test_serve_with_workers_shares_one_port_and_every_write_lands(database_url: str) -> None:

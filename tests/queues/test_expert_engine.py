@@ -15,8 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete, select
 
+from redline import migrate
 from redline.cli.main import cli
-from redline.db import utcnow
+from redline.corrections.models import Correction
+from redline.db import make_engine, utcnow
 from redline.errors import Conflict
 from redline.groups.models import CorrectorGroup
 from redline.identity.models import Principal, Project
@@ -79,7 +81,11 @@ def _complete(harness: Harness, **fields: Any) -> str:
 
 
 def _correct(harness: Harness, run_id: str, headers: dict[str, str] | None = None, **fields: Any) -> str:
-    body = {"runId": run_id, "answer": "right", **fields}
+    body = {
+        key: value
+        for key, value in {"runId": run_id, "answer": "right", **fields}.items()
+        if value is not None
+    }
     answer = harness.client.post("/v1/corrections", json=body, headers=headers or harness.admin)
     assert answer.status_code == 201, answer.text
     correction_id: str = answer.json()["id"]
@@ -328,3 +334,34 @@ def test_recount_results_repairs_tallies_changed_behind_the_engine(
     assert result.exit_code == 0, result.output
     assert "Recounted the results of 1 rule(s)." in result.output
     assert _measures(harness, rule_id) == kept
+
+
+def test_the_migration_marks_earlier_corrections_right_when_they_mark_nothing_wrong(
+    harness: Harness, database_url: str
+) -> None:
+    run_id = _complete(harness)
+    said = {
+        _correct(harness, run_id): True,
+        _correct(harness, run_id, harness.caller("b", role="write"), answer="wrong", why="No."): False,
+        _correct(
+            harness,
+            run_id,
+            harness.caller("c", role="write"),
+            answer=None,
+            items=[{"key": "a", "verdict": "wrong"}],
+        ): False,
+        _correct(
+            harness,
+            run_id,
+            harness.caller("d", role="write"),
+            answer=None,
+            items=[{"key": "a", "verdict": "right"}],
+        ): True,
+    }
+    engine = make_engine(database_url)
+    migrate.downgrade(engine, "0004_reviews")
+    migrate.upgrade(engine)
+    with engine.connect() as connection:
+        rows = connection.execute(select(Correction.id, Correction.marked_right)).all()
+    engine.dispose()
+    assert {str(ident): right for ident, right in rows} == said

@@ -18,7 +18,7 @@ from redline.queues import expertrules
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list
+from redline.surfaces.corrections.wire import page_body, project_id, query_id, query_list, rule_path
 from redline.surfaces.responses import JSONBody
 from redline.traces.schemas import StrictWireModel
 
@@ -141,7 +141,7 @@ def preview(
 
 @router.get(f"{RULES}/{{ruleId}}", summary="A queue rule's newest version, with the runs it has waiting")
 def get_rule(projectId: str, ruleId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
-    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
+    project, rule = rule_path(projectId, ruleId)
     with db.read() as session:
         body = expertrules.view_dict(expertrules.get_rule(session, actor, project, rule))
     return JSONBody(body)
@@ -160,7 +160,7 @@ def update_rule(
     db: DatabaseDep,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
+    project, rule = rule_path(projectId, ruleId)
 
     def work(session: Session) -> tuple[int, object]:
         return 200, expertrules.view_dict(expertrules.update_rule(session, actor, project, rule, _sent(body)))
@@ -181,7 +181,7 @@ def rule_versions(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
+    project, rule = rule_path(projectId, ruleId)
     with db.read() as session:
         page = expertrules.versions(session, actor, project, rule, limit=limit, cursor=cursor)
         items = [expertrules.version_dict(view) for view in page.items]
@@ -200,7 +200,7 @@ def unregister_rule(
     db: DatabaseDep,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
+    project, rule = rule_path(projectId, ruleId)
 
     def work(session: Session) -> tuple[int, object]:
         expertrules.unregister(session, actor, project, rule)
@@ -224,7 +224,7 @@ def queue_recent(
     body: QueueRecentIn | None = None,
     key: IdempotencyKey = None,
 ) -> JSONBody:
-    project, rule = project_id(projectId), path_id(ruleId, "queue-rule", expertrules.rule_not_found)
+    project, rule = rule_path(projectId, ruleId)
     asked = body or QueueRecentIn()
 
     def work(session: Session) -> tuple[int, object]:

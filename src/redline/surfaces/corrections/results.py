@@ -12,12 +12,11 @@ from fastapi import APIRouter, Depends, Query
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity.service import Actor
-from redline.queues import expertrules
 from redline.stats import results, trends
 from redline.stats.tallies import day_of
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
-from redline.surfaces.corrections.wire import path_id, project_id, query_time
+from redline.surfaces.corrections.wire import project_id, query_time, rule_path
 from redline.surfaces.responses import JSONBody
 
 router = APIRouter(prefix="/v1", tags=["results"], responses=ERROR_RESPONSES)
@@ -86,15 +85,10 @@ def rule_results(
         Query(description="Only the runs queued on or after this UTC day (an ISO 8601 date, or a time)"),
     ] = None,
 ) -> JSONBody:
+    project, rule = rule_path(projectId, ruleId)
     first_day = _since_day(since)
     with db.read() as session:
-        found = results.rule_results(
-            session,
-            actor,
-            project_id(projectId),
-            path_id(ruleId, "queue-rule", expertrules.rule_not_found),
-            since_day=first_day,
-        )
+        found = results.rule_results(session, actor, project, rule, since_day=first_day)
         body: dict[str, Any] = {"ruleId": str(found.rule_id)}
         if found.since_day is not None:
             body["since"] = found.since_day

@@ -9,6 +9,7 @@ from typing import Any
 
 from redline.errors import Invalid, NotFound
 from redline.paging import Page
+from redline.queues import expertrules
 
 
 def path_id(value: str, kind: str, missing: Callable[[str], NotFound] | None = None) -> uuid.UUID:
@@ -26,6 +27,11 @@ def project_id(value: str) -> uuid.UUID:
         return uuid.UUID(value)
     except ValueError:
         raise Invalid(f'"{value}" isn\'t a project id', details={"field": "projectId"}) from None
+
+
+def rule_path(project: str, rule: str) -> tuple[uuid.UUID, uuid.UUID]:
+    """The project and queue rule a `/v1/projects/{projectId}/queue-rules/{ruleId}…` path names."""
+    return project_id(project), path_id(rule, "queue-rule", expertrules.rule_not_found)
 
 
 def query_id(value: str | None, field: str) -> uuid.UUID | None:
