@@ -6,7 +6,17 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    and_,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
@@ -77,6 +87,10 @@ class Correction(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     superseded_by: Mapped[uuid.UUID | None] = mapped_column()
     unregistered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+# A correction that counts in a rule's results and an item's progress: neither replaced nor removed.
+COUNTED: ColumnElement[bool] = and_(Correction.superseded_by.is_(None), Correction.unregistered_at.is_(None))
 
 
 class CorrectionTally(Base):

@@ -36,6 +36,7 @@ from redline.identity.service import (
     visible_projects,
 )
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
+from redline.queues import ruleversions
 from redline.queues.models import QueueRule
 from redline.traces.models import Agent, Trace
 
@@ -209,8 +210,7 @@ def _wanting(
             .where(
                 QueueRule.corrector_group_id.in_(chunk),
                 QueueRule.queue_id.is_(None),
-                QueueRule.latest.is_(True),
-                QueueRule.unregistered_at.is_(None),
+                ruleversions.LIVE,
             )
             .order_by(QueueRule.name, QueueRule.rule_id)
         )

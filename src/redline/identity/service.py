@@ -373,11 +373,16 @@ def visible_projects(session: Session, actor: Actor) -> list[tuple[Project, Proj
     return [(project, roles[project.id]) for project in projects if project.id in roles]  # type: ignore[misc]
 
 
+def holds(role: ProjectRole | None, needed: ProjectRole) -> bool:
+    """Whether a role (None: no membership) is `needed` or above: read < write < publish < admin."""
+    return role is not None and PROJECT_ROLES.index(role) >= PROJECT_ROLES.index(needed)
+
+
 def default_write_project(session: Session, actor: Actor) -> Project:
     """The actor's oldest project it may write to: where a caller that names no project puts what it
     adds (traces imported on the rm surface, whose clients know nothing of projects)."""
     for project, role in visible_projects(session, actor):
-        if PROJECT_ROLES.index(role) >= PROJECT_ROLES.index("write"):
+        if holds(role, "write"):
             return project
     raise Forbidden(
         "This needs the write role in a project, and you have it in none; "
@@ -438,7 +443,7 @@ def check_role(session: Session, actor: Actor, project: Project, needed: Project
     role = project_role(session, actor, project)
     if role is None:
         raise NotFound("project", project_id)
-    if PROJECT_ROLES.index(role) < PROJECT_ROLES.index(needed):
+    if not holds(role, needed):
         raise Forbidden(
             f'This needs the {needed} role in project "{project.name}"; you have {role}.',
             details={"projectId": str(project.id), "needed": needed, "role": role},

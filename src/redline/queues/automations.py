@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from redline.db import utcnow
 from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor
+from redline.queues import ruleversions
 from redline.queues.models import Queue, QueueRule
 from redline.queues.rules import check_sample, check_when
 from redline.queues.ruleversions import next_version, stop, unknown_producer
@@ -63,9 +64,7 @@ def list_automations(session: Session, actor: Actor, queue_id: uuid.UUID) -> lis
     """The queue's live automations (their newest versions), oldest first. A queue has a handful, so
     they come in one list rather than pages."""
     queue = queue_for(session, actor, queue_id, "read")
-    query = select(QueueRule).where(
-        QueueRule.queue_id == queue.id, QueueRule.latest.is_(True), QueueRule.unregistered_at.is_(None)
-    )
+    query = select(QueueRule).where(QueueRule.queue_id == queue.id, ruleversions.LIVE)
     return list(session.scalars(query.order_by(QueueRule.created_at, QueueRule.rule_id)))
 
 
@@ -97,8 +96,7 @@ def _latest(session: Session, actor: Actor, queue: Queue, rule_id: uuid.UUID) ->
         select(QueueRule).where(
             QueueRule.rule_id == rule_id,
             QueueRule.queue_id == queue.id,
-            QueueRule.latest.is_(True),
-            QueueRule.unregistered_at.is_(None),
+            ruleversions.LIVE,
         )
     )
     if rule is None:

@@ -23,7 +23,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
-from redline.corrections.models import Correction
+from redline.corrections.models import COUNTED, Correction
 from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Conflict, NotFound
 from redline.identity.service import Actor, require_project_role
@@ -86,9 +86,7 @@ def _live_corrections(
     for chunk in in_chunks(list(run_ids)):
         rows = session.execute(
             select(Correction.run_id, Correction.corrector_group_id, Correction.marked_right).where(
-                Correction.run_id.in_(chunk),
-                Correction.superseded_by.is_(None),
-                Correction.unregistered_at.is_(None),
+                Correction.run_id.in_(chunk), COUNTED
             )
         )
         for run_id, group_id, marked_right in rows:

@@ -20,11 +20,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, exists, func, or_, select
 from sqlalchemy.orm import Session
 
-from redline.corrections.models import Correction
+from redline.corrections.models import COUNTED, Correction
 from redline.db import in_chunks
 from redline.errors import Invalid
 from redline.groups import service as groups
-from redline.identity.service import PROJECT_ROLES, Actor, project_role, require_project_role
+from redline.identity.service import Actor, holds, project_role, require_project_role
 from redline.jsonio import iso
 from redline.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
 from redline.queues.expert import DISMISSED, OPEN, STATES
@@ -77,7 +77,7 @@ def _may_write(session: Session, actor: Actor, project_id: uuid.UUID) -> bool:
     dismissing, reopening and correcting take."""
     project = require_project_role(session, actor, project_id, "read")
     role = project_role(session, actor, project)
-    return role is not None and PROJECT_ROLES.index(role) >= PROJECT_ROLES.index("write")
+    return holds(role, "write")
 
 
 def _closable_by(session: Session, actor: Actor, project_id: uuid.UUID) -> ColumnElement[bool]:
@@ -162,11 +162,7 @@ def _progress(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID,
     for chunk in in_chunks(list(run_ids)):
         rows = session.execute(
             select(Correction.run_id, Correction.corrector_group_id, func.count())
-            .where(
-                Correction.run_id.in_(chunk),
-                Correction.superseded_by.is_(None),
-                Correction.unregistered_at.is_(None),
-            )
+            .where(Correction.run_id.in_(chunk), COUNTED)
             .group_by(Correction.run_id, Correction.corrector_group_id)
         )
         for run_id, group_id, count in rows:

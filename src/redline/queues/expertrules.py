@@ -26,7 +26,7 @@ from redline.groups import service as groups
 from redline.identity.service import Actor, require_project_role
 from redline.jsonio import is_number, iso
 from redline.paging import Page, check_limit, decode_cursor, decode_time_cursor, encode_cursor, time_cursor
-from redline.queues import expert
+from redline.queues import expert, ruleversions
 from redline.queues.models import QueueRule
 from redline.queues.rules import DEFAULT_STATUS, RunFacts, check_sample, check_when, matches, sampled
 from redline.queues.ruleversions import VERSIONED, next_version, stop, unknown_producer
@@ -302,7 +302,7 @@ def list_rules(
         _expert_rules()
         .add_columns(made.c.made)
         .join(made, made.c.rule_id == QueueRule.rule_id)
-        .where(QueueRule.latest.is_(True), QueueRule.unregistered_at.is_(None))
+        .where(ruleversions.LIVE)
     )
     if cursor:
         at, after = decode_time_cursor(cursor)

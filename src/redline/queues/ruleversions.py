@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, and_, select, update
 from sqlalchemy.orm import Session
 
 from redline.db import utcnow
@@ -22,6 +22,10 @@ from redline.traces.models import Agent, Flow
 
 # What a version says; everything else (ids, project, queue) is the rule's and never changes.
 VERSIONED = ("name", "when", "sample", "max_open", "corrector_group_id", "enabled")
+
+# A rule's live version: its newest, of a rule not stopped. It is the one listed, wanted and (enabled)
+# queueing; every other version is history.
+LIVE: ColumnElement[bool] = and_(QueueRule.latest.is_(True), QueueRule.unregistered_at.is_(None))
 
 
 def next_version(session: Session, old: QueueRule, actor: Actor, changes: Mapping[str, Any]) -> QueueRule:

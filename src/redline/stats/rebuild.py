@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from sqlalchemy import and_, case, delete, exists, func, select
 from sqlalchemy.orm import Session
 
-from redline.corrections.models import Correction
+from redline.corrections.models import COUNTED, Correction
 from redline.db import in_chunks
 from redline.queues.models import ExpertItem, ExpertItemRule
 from redline.stats.models import RuleResultTally
@@ -28,7 +28,6 @@ from redline.stats.tallies import (
     group_key,
 )
 
-_LIVE = and_(Correction.superseded_by.is_(None), Correction.unregistered_at.is_(None))
 _BUCKET = (
     ExpertItemRule.rule_id,
     ExpertItemRule.rule_version,
@@ -57,7 +56,7 @@ def _counted(session: Session, rule_ids: Sequence[uuid.UUID]) -> Deltas:
             func.count(),
             func.sum(case((Correction.marked_right.is_(True), 1), else_=0)),
         )
-        .join(Correction, and_(Correction.run_id == entry.run_id, _LIVE))
+        .join(Correction, and_(Correction.run_id == entry.run_id, COUNTED))
         .where(entry.rule_id.in_(rule_ids))
         .group_by(*_BUCKET, Correction.corrector_group_id)
     )
@@ -67,7 +66,7 @@ def _counted(session: Session, rule_ids: Sequence[uuid.UUID]) -> Deltas:
         counted.add(bucket, YES + group_key(group_id), int(yes or 0))
     corrected_runs = session.execute(
         select(*_BUCKET, func.count())
-        .where(entry.rule_id.in_(rule_ids), exists().where(Correction.run_id == entry.run_id, _LIVE))
+        .where(entry.rule_id.in_(rule_ids), exists().where(Correction.run_id == entry.run_id, COUNTED))
         .group_by(*_BUCKET)
     )
     for rule_id, version, agent_version, day, count in corrected_runs:

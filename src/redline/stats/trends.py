@@ -30,6 +30,7 @@ from redline.errors import Invalid
 from redline.groups import service as groups
 from redline.groups.models import CorrectorGroup
 from redline.identity.service import Actor, require_project_role
+from redline.queues import ruleversions
 from redline.queues.models import QueueRule
 from redline.stats.confidence import Estimate, estimate
 from redline.stats.results import ResultGroup, result_groups, version_order
@@ -212,8 +213,7 @@ def _live_rules(session: Session, project_id: uuid.UUID) -> list[QueueRule]:
             .where(
                 QueueRule.project_id == project_id,
                 QueueRule.queue_id.is_(None),
-                QueueRule.latest.is_(True),
-                QueueRule.unregistered_at.is_(None),
+                ruleversions.LIVE,
             )
             .order_by(QueueRule.name, QueueRule.rule_id)
         )
