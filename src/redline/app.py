@@ -11,6 +11,7 @@ from fastapi.openapi.utils import get_openapi
 
 from redline import __version__
 from redline.config import Settings
+from redline.console import create_console
 from redline.db import Database, make_engine
 from redline.identity import service as identity_service
 from redline.surfaces.corrections import (
@@ -50,9 +51,11 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     """The app for these settings; tests may hand in a database, otherwise the lifespan opens one."""
 
     def attach(db: Database) -> None:
-        app.state.database = db
         with db.write() as session:
-            app.state.secret_key = identity_service.instance_secret(session, settings.secret_key)
+            secret_key = identity_service.instance_secret(session, settings.secret_key)
+        for state in (app.state, console.state):
+            state.database = db
+            state.secret_key = secret_key
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -77,6 +80,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         dependencies=[Depends(refuse_nul_characters)],
     )
     app.state.settings = settings
+    console = create_console(settings)
     if database is not None:
         attach(database)
     install_error_handlers(app)
@@ -128,6 +132,8 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
+
+    app.mount("/ui", console)
 
     # Outermost last: the request id exists before the body limit can refuse anything.
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)

@@ -36,6 +36,14 @@ class Settings(BaseSettings):
         description="Key that signs console session cookies. Unset: one is generated on the first start "
         "and kept in the database, so every process sharing the database uses the same one.",
     )
+    console_session_hours: int = Field(
+        12, ge=1, le=24 * 30, description="Hours a console sign-in lasts before the token is asked for again."
+    )
+    console_secure_cookies: bool = Field(
+        False,
+        description="Mark the console's session cookie Secure (sent over HTTPS only). Set it whenever the "
+        "console is reached over HTTPS, which is how it should be reached beyond localhost.",
+    )
     log_level: LogLevel = Field("info", description="Least severe log level written.")
     workers: int = Field(
         1,

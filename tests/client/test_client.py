@@ -23,7 +23,7 @@ from redline.client import (
     RedlineError,
     ServerError,
 )
-from tests.client.conftest import LiveServer
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 START = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

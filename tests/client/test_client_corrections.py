@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from redline.client import AuthError, Client, ConflictError, InvalidRequestError, NotFoundError
-from tests.client.conftest import LiveServer
 from tests.client.test_client import new_caller
 from tests.conftest import ADMIN_TOKEN
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 WRONG_CALL: dict[str, Any] = {

@@ -13,8 +13,8 @@ import pytest
 
 from redline.client import AuthError, Client, ConflictError, InvalidRequestError, NotFoundError
 from redline.queues.rules import sampled
-from tests.client.conftest import LiveServer
 from tests.client.test_client import new_caller
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 

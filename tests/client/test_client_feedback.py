@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from redline.client import Client, InvalidRequestError, NotFoundError
-from tests.client.conftest import LiveServer
+from tests.liveserver import LiveServer
 
 STASH_JSONL = "\n".join(
     json.dumps(

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from redline.client import AuthError, Client, ConflictError, InvalidRequestError, NotFoundError
-from tests.client.conftest import LiveServer
 from tests.client.test_client_corrections import LosesFirstAnswer
 from tests.conftest import ADMIN_TOKEN
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 

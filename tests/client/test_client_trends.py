@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from redline.client import Client, InvalidRequestError, NotFoundError
-from tests.client.conftest import LiveServer
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 

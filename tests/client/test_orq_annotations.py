@@ -20,8 +20,8 @@ import pytest
 from cli.client import StashClient
 from orq_ai_sdk import Orq, models
 
-from tests.client.conftest import LiveServer
 from tests.conftest import ADMIN_TOKEN
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 DEFINITIONS: list[dict[str, Any]] = [

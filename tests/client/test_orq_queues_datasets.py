@@ -13,7 +13,7 @@ import pytest
 from orq_ai_sdk import Orq, models
 
 from redline.client import Client
-from tests.client.conftest import LiveServer
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 

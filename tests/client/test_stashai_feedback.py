@@ -11,7 +11,7 @@ import pytest
 from cli.client import StashClient, StashError
 
 from redline.client import Client
-from tests.client.conftest import LiveServer
+from tests.liveserver import LiveServer
 from tests.samples import make_run
 
 RM = "/api/v1/rm"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from cli.client import StashClient, StashError
 
-from tests.client.conftest import LiveServer
+from tests.liveserver import LiveServer
 from tests.samples import jsonl, stash_record
 
 RM = "/api/v1/rm"

@@ -34,8 +34,8 @@ from redline.corrections.export import (
 from redline.corrections.models import Correction
 from redline.db import Database, bulk_insert
 from redline.identity import service as identity
-from tests.client.conftest import LiveServer, live_server  # noqa: F401  (the fixture, for the disconnect)
 from tests.conftest import ADMIN_TOKEN, Harness
+from tests.liveserver import LiveServer, live_server  # noqa: F401  (the fixture, for the disconnect)
 from tests.samples import make_run
 
 EXPORT = "/v1/corrections/export"

@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -183,21 +184,19 @@ def operator(session: Session) -> Actor:
 
 # Who a token stands for, as plain columns rather than Token and Principal entities, in a statement built
 # once: this runs on every API request (bench/README.md).
-_TOKEN_ACTOR = (
-    select(
-        Token.id,
-        Token.revoked_at,
-        Token.last_used_at,
-        Principal.workspace_id,
-        Principal.id,
-        Principal.name,
-        Principal.kind,
-        Principal.reviewer_role,
-        Principal.workspace_admin,
-    )
-    .join(Principal, Principal.id == Token.principal_id)
-    .where(Token.secret_hash == bindparam("secret_hash"))
-)
+_TOKEN_AND_PRINCIPAL = select(
+    Token.id,
+    Token.revoked_at,
+    Token.last_used_at,
+    Principal.workspace_id,
+    Principal.id,
+    Principal.name,
+    Principal.kind,
+    Principal.reviewer_role,
+    Principal.workspace_admin,
+).join(Principal, Principal.id == Token.principal_id)
+_TOKEN_ACTOR = _TOKEN_AND_PRINCIPAL.where(Token.secret_hash == bindparam("secret_hash"))
+_TOKEN_ACTOR_BY_ID = _TOKEN_AND_PRINCIPAL.where(Token.id == bindparam("token_id"))
 
 
 def authenticate(session: Session, secret: str | None) -> tuple[Actor, bool]:
@@ -207,18 +206,31 @@ def authenticate(session: Session, secret: str | None) -> tuple[Actor, bool]:
     row = session.connection().execute(_TOKEN_ACTOR, {"secret_hash": hash_secret(secret)}).first()
     if row is None or row[1] is not None:
         raise Unauthenticated("The bearer token is not valid or has been revoked.", code="auth-invalid")
-    token_id, _, last_used_at, workspace_id, principal_id, name, kind, reviewer_role, workspace_admin = row
+    last_used_at = row[2]
     due = last_used_at is None or utcnow() - last_used_at >= LAST_USED_RESOLUTION
-    actor = Actor(
+    return _actor_of_row(row), due
+
+
+def actor_for_token(session: Session, token_id: uuid.UUID) -> Actor:
+    """The actor a console session stands for: the session keeps its token's id, never the secret, so
+    revoking the token ends every session signed in with it."""
+    row = session.connection().execute(_TOKEN_ACTOR_BY_ID, {"token_id": token_id}).first()
+    if row is None or row[1] is not None:
+        raise Unauthenticated("The token this session signed in with has been revoked.", code="auth-invalid")
+    return _actor_of_row(row)
+
+
+def _actor_of_row(row: Sequence[Any]) -> Actor:
+    token_id, _, _, workspace_id, principal_id, name, kind, reviewer_role, workspace_admin = row
+    return Actor(
         workspace_id=workspace_id,
         principal_id=principal_id,
         name=name,
-        kind=kind,  # type: ignore[arg-type]
-        reviewer_role=reviewer_role,  # type: ignore[arg-type]
+        kind=kind,
+        reviewer_role=reviewer_role,
         workspace_admin=workspace_admin,
         token_id=token_id,
     )
-    return actor, due
 
 
 def touch_token(session: Session, token_id: uuid.UUID, at: datetime | None = None) -> None:

@@ -62,6 +62,9 @@ class Trace(Base):
         Index("ix_traces_flow_started", "flow_id", "started_at"),
         # The rm surface lists newest-received first.
         Index("ix_traces_created", "created_at", "id"),
+        # The console's list sorts by step count or status: each a keyset walk on (key, id) in a project.
+        Index("ix_traces_project_steps", "project_id", "step_count", "id"),
+        Index("ix_traces_project_status", "project_id", "status", "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)

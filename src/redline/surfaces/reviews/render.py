@@ -11,11 +11,9 @@ from redline.jsonio import iso
 from redline.reviews.models import ReviewKey
 from redline.reviews.said import Said
 from redline.reviews.traceviews import SpanView, TraceView
+from redline.traces.attributes import MODEL_ATTRIBUTES, PROVIDER_ATTRIBUTES, text_attribute
 from redline.traces.models import Span
 
-# Attributes tracers name a span's provider and model by, first found wins.
-_PROVIDER_ATTRIBUTES = ("provider", "gen_ai.system", "llm.provider")
-_MODEL_ATTRIBUTES = ("model", "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
@@ -105,14 +103,6 @@ def _duration_ms(started: datetime | None, ended: datetime | None) -> float | No
     return (ended - started).total_seconds() * 1000
 
 
-def _text_attribute(attributes: dict[str, Any], names: tuple[str, ...]) -> str | None:
-    for name in names:
-        value = attributes.get(name)
-        if isinstance(value, str):
-            return value
-    return None
-
-
 def _usage(attributes: dict[str, Any]) -> dict[str, int] | None:
     usage = attributes.get("usage")
     if not isinstance(usage, dict):
@@ -166,12 +156,12 @@ def span_summary(view: SpanView) -> dict[str, Any]:
         "parent_span_id": span.parent_span_id,
         "name": span.name,
         "type": f"span.{span.kind}" if span.kind else "span",
-        "status": _text_attribute(attributes, ("status",)),
+        "status": text_attribute(attributes, ("status",)),
         "started_at": iso(span.started_at),
         "ended_at": iso(span.ended_at),
         "duration_ms": _duration_ms(span.started_at, span.ended_at),
-        "provider": _text_attribute(attributes, _PROVIDER_ATTRIBUTES),
-        "model": _text_attribute(attributes, _MODEL_ATTRIBUTES),
+        "provider": text_attribute(attributes, PROVIDER_ATTRIBUTES),
+        "model": text_attribute(attributes, MODEL_ATTRIBUTES),
         "usage": _usage(attributes),
         "level": view.level,
         "has_children": view.has_children,

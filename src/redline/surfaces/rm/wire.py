@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from redline.annotations.document import feedback_fields
 from redline.annotations.models import Annotation
 from redline.annotations.service import TraceCounts
 from redline.jsonio import iso
@@ -62,19 +63,7 @@ def annotation_dict(annotation: Annotation, span_key: str | None = None) -> dict
     key, an evaluator result or a correction of one) has no rating or comment, so it says what it is
     with the reviews surface's fields after the document's: key, value, explanation, source, the span
     it is about (its own id, when the caller knows it), and what it corrects."""
-    body = {
-        "id": str(annotation.id),
-        "trace_id": str(annotation.trace_id),
-        "step_id": str(annotation.step_id) if annotation.step_id else None,
-        "rating": annotation.rating,
-        "comment": annotation.comment,
-        "quote": annotation.quote,
-        "label_error": annotation.label_error,
-        "label_error_note": annotation.label_error_note,
-        "author_id": str(annotation.author_id) if annotation.author_id else None,
-        "author_name": annotation.author_name,
-        "created_at": iso(annotation.created_at),
-    }
+    body = feedback_fields(annotation)
     if annotation.key is not None or annotation.source != "human":
         body.update(
             key=annotation.key,

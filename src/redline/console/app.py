@@ -1,0 +1,39 @@
+"""The console's ASGI app, mounted at /ui by `redline.app`: its pages, static files and error pages."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from fastapi import FastAPI
+from starlette.staticfiles import StaticFiles
+
+from redline.config import Settings
+from redline.console.errors import install_console_errors
+from redline.console.pages import (
+    auth,
+    correct,
+    corrector_groups,
+    datasets,
+    human_reviews,
+    members,
+    review,
+    reward_models,
+    tokens,
+    traces,
+)
+from redline.console.timing import ServerTimingMiddleware
+
+
+def create_console(config: Settings) -> FastAPI:
+    """The console for these settings; `redline.app` hands it the database and the signing key."""
+    console = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    console.state.session_seconds = config.console_session_hours * 3600
+    console.state.secure_cookies = config.console_secure_cookies
+    install_console_errors(console)
+    console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
+    for part in (auth, traces, correct, review, datasets, reward_models):
+        console.include_router(part.router)
+    for setting in (human_reviews, members, tokens, corrector_groups):
+        console.include_router(setting.router)
+    console.add_middleware(ServerTimingMiddleware)
+    return console

@@ -1,0 +1,1 @@
+"""One module per part of the console; each calls services inside one transaction and renders a page."""

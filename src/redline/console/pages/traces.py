@@ -1,0 +1,329 @@
+"""The traces list and the trace page: reading a run, annotating it in place.
+
+The list is `traces.listing` (keyset pages, sorted by a column, filtered on what people said), with every
+view state in the address. The trace page shows the steps in order and, for the whole trace and each
+step, what people said; rating, commenting (on the step or on text selected in it) and flagging a label
+error save in place through JSON routes that call `annotations.service`, so the rules and their
+sentences are the rm surface's.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from itertools import pairwise
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from sqlalchemy.orm import Session
+from starlette.responses import JSONResponse, Response
+
+from redline.annotations import service as annotation_service
+from redline.annotations.document import feedback_fields
+from redline.annotations.models import Annotation
+from redline.annotations.schemas import AnnotationChange, AnnotationIn
+from redline.console.areas import Area
+from redline.console.deps import Changer, Db, Viewer
+from redline.console.nav import Crumb
+from redline.console.paging import cursor_url
+from redline.db import parse_id
+from redline.errors import Invalid, NotFound
+from redline.identity.models import Project
+from redline.identity.service import Actor, ProjectRole, holds, project_role, visible_projects
+from redline.reviews.said import Said, said_about
+from redline.traces import listing
+from redline.traces import service as traces
+from redline.traces.models import Step
+from redline.traces.service import RunView
+
+router = APIRouter()
+
+PAGE_SIZE = 50
+TRACES = Crumb("Traces", "/ui/traces")
+AREA = Area("traces", "traces")
+
+# The list's columns, in order, with their headers; the trace's own name is always shown.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("agent", "Agent"),
+    ("version", "Version"),
+    ("status", "Status"),
+    ("when", "When"),
+    ("steps", "Steps"),
+    ("ratings", "Ratings"),
+    ("comments", "Comments"),
+    ("corrections", "Corrections"),
+    ("score", "Latest score"),
+)
+STATUSES = ("running", "completed", "failed", "cancelled", "suspended")
+# The "has …" filters: the address's parameter, the filter's field, its label.
+HAS_FILTERS = (
+    ("rated", "has_ratings", "Ratings"),
+    ("commented", "has_comments", "Comments"),
+    ("corrected", "has_corrections", "Corrections"),
+)
+# A tool result longer than this (or with more lines) is folded: it is read far less than the decisions.
+FOLD_CHARS = 600
+FOLD_LINES = 12
+NOT_SCORED = "No reward model has scored this trace yet."
+
+
+# --------------------------------------------------------------------------------------------------- list
+
+
+def _day(value: str | None, name: str) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise Invalid(f"{name}: {value!r} is not a date (YYYY-MM-DD).", details={"field": name}) from None
+
+
+def _has(value: str | None, name: str) -> bool | None:
+    if value in (None, ""):
+        return None
+    if value in ("yes", "no"):
+        return value == "yes"
+    raise Invalid(f'{name} is "yes" or "no".', details={"field": name})
+
+
+def _start_of(day: date | None) -> datetime | None:
+    return datetime.combine(day, time.min, tzinfo=UTC) if day else None
+
+
+@router.get("/traces")
+def trace_list(
+    request: Request,
+    who: Viewer,
+    db: Db,
+    project: str | None = None,
+    agent: str | None = None,
+    version: str | None = None,
+    status: str | None = None,
+    rated: str | None = None,
+    commented: str | None = None,
+    corrected: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    sort: str | None = None,
+    cols: Annotated[list[str] | None, Query()] = None,
+    after: str | None = None,
+    before: str | None = None,
+) -> Response:
+    first_day, last_day = _day(since, "since"), _day(until, "until")
+    project_id = parse_id(project) if project else None
+    if project and project_id is None:
+        raise NotFound("project", project)
+    filters = listing.ListFilters(
+        project_id=project_id,
+        agent=agent or None,
+        version=version or None,
+        status=status or None,
+        has_ratings=_has(rated, "rated"),
+        has_comments=_has(commented, "commented"),
+        has_corrections=_has(corrected, "corrected"),
+        since=_start_of(first_day),
+        # `until` names the last day shown, so the window ends when the next day starts.
+        until=_start_of(last_day + timedelta(days=1)) if last_day else None,
+    )
+    sort_key, descending = listing.parse_sort(sort)
+    with db.read() as session:
+        found = listing.list_traces(
+            session, who.actor, filters, sort=sort, limit=PAGE_SIZE, after=after, before=before
+        )
+        projects = visible_projects(session, who.actor)
+        agents = listing.agent_names(session, who.actor, project_id)
+    known = {key for key, _ in COLUMNS}
+    shown_cols = [key for key in cols if key in known] if cols else [key for key, _ in COLUMNS]
+    return AREA.page(
+        request,
+        who,
+        "list",
+        "Traces",
+        Crumb("Traces"),
+        rows=found.rows,
+        project_names={p.id: p.name for p, _ in projects},
+        projects=[(str(p.id), p.name) for p, _ in projects],
+        many_projects=len(projects) > 1,
+        agents=agents,
+        statuses=STATUSES,
+        has_filters=HAS_FILTERS,
+        columns=COLUMNS,
+        cols=shown_cols,
+        sort=f"{'-' if descending else ''}{sort_key}",
+        values={
+            "project": project or "",
+            "agent": agent or "",
+            "version": version or "",
+            "status": status or "",
+            "rated": rated or "",
+            "commented": commented or "",
+            "corrected": corrected or "",
+            "since": since or "",
+            "until": until or "",
+        },
+        filtered=any((project, agent, version, status, rated, commented, corrected, since, until)),
+        previous_url=cursor_url(request, before=found.before) if found.before else None,
+        next_url=cursor_url(request, after=found.after) if found.after else None,
+    )
+
+
+# ------------------------------------------------------------------------------------------- trace page
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of a step's text, marked when a quote covers it (the annotation ids whose quote it is)."""
+
+    text: str
+    quotes: tuple[str, ...] = ()
+
+
+@dataclass
+class StepView:
+    step: Step
+    pieces: list[Piece]
+    arguments: str | None
+    folded: bool
+    said: list[Annotation] = field(default_factory=list)
+
+
+def pieces(content: str, said: list[Annotation]) -> list[Piece]:
+    """The text cut where quotes begin and end, using the offsets the service resolved on save; a
+    quote whose offsets no longer fit the text (it changed since) is not marked."""
+    bounds = {0, len(content)}
+    quotes: list[tuple[int, int, str]] = []
+    for annotation in said:
+        quote = annotation.quote or {}
+        start, end = quote.get("start"), quote.get("end")
+        if not (isinstance(start, int) and isinstance(end, int)):
+            continue
+        if 0 <= start < end <= len(content) and content[start:end] == quote.get("text"):
+            quotes.append((start, end, str(annotation.id)))
+            bounds.update((start, end))
+    cuts = sorted(bounds)
+    return [
+        Piece(content[a:b], tuple(ident for start, end, ident in quotes if start <= a and b <= end))
+        for a, b in pairwise(cuts)
+        if b > a
+    ]
+
+
+def _folded(step: Step) -> bool:
+    return step.role == "tool" and (len(step.content) > FOLD_CHARS or step.content.count("\n") >= FOLD_LINES)
+
+
+def _arguments(step: Step) -> str | None:
+    if step.tool_name is None or step.role != "assistant":
+        return None
+    return json.dumps(step.tool_input if step.tool_input is not None else {}, indent=2, ensure_ascii=False)
+
+
+def trace_name(view: RunView) -> str:
+    """How the breadcrumbs and the list name a trace: its title, its external id, else what made it."""
+    trace = view.trace
+    return (
+        trace.title
+        or trace.external_id
+        or f"{view.agent_name or view.flow_name or 'Trace'} · {str(trace.id)[:8]}"
+    )
+
+
+def _is_feedback(annotation: Annotation) -> bool:
+    """A rating or comment (the rm kind); review values and evaluator results are shown apart."""
+    return annotation.key is None and annotation.source == "human"
+
+
+def _role_in(session: Session, actor: Actor, project_id: uuid.UUID) -> ProjectRole | None:
+    return project_role(session, actor, session.get_one(Project, project_id))
+
+
+def _id(kind: str, text: str) -> uuid.UUID:
+    """The id an address names; one that is not an id names nothing, so it is not found."""
+    ident = parse_id(text)
+    if ident is None:
+        raise NotFound(kind, text)
+    return ident
+
+
+@router.get("/traces/{trace_id}")
+def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response:
+    ident = _id("run", trace_id)
+    with db.read() as session:
+        view = traces.get_run(session, who.actor, ident)
+        said = [a for a in annotation_service.for_trace(session, who.actor, ident) if _is_feedback(a)]
+        reviews = said_about(session, [ident])[ident]
+        role = _role_in(session, who.actor, view.trace.project_id)
+    by_step: dict[uuid.UUID | None, list[Annotation]] = {}
+    for annotation in said:
+        by_step.setdefault(annotation.step_id, []).append(annotation)
+    steps = [
+        StepView(
+            step,
+            pieces(step.content, by_step.get(step.id, [])),
+            _arguments(step),
+            _folded(step),
+            by_step.get(step.id, []),
+        )
+        for step in view.steps
+    ]
+    span_names = {span.span_id: span.name for span in view.spans}
+    name = trace_name(view)
+    return AREA.page(
+        request,
+        who,
+        "trace",
+        name,
+        TRACES,
+        Crumb(name),
+        view=view,
+        name=name,
+        steps=steps,
+        trace_said=by_step.get(None, []),
+        trace_reviews=[item for item in reviews if item.span_key is None],
+        span_reviews=_by_span(reviews),
+        span_names=span_names,
+        can_write=holds(role, "write"),
+        is_admin=role == "admin",
+        me=who.actor.principal_id,
+        not_scored=NOT_SCORED,
+    )
+
+
+def _by_span(reviews: list[Said]) -> list[tuple[str, list[Said]]]:
+    grouped: dict[str, list[Said]] = {}
+    for item in reviews:
+        if item.span_key is not None:
+            grouped.setdefault(item.span_key, []).append(item)
+    return list(grouped.items())
+
+
+# ----------------------------------------------------------------------------------------- in-place saves
+
+
+# The page's script shows an annotation it just saved from the rm document's fields, as the page renders one.
+
+
+@router.post("/traces/{trace_id}/annotations")
+def create_annotation(trace_id: str, body: AnnotationIn, who: Changer, db: Db) -> JSONResponse:
+    with db.write() as session:
+        saved = annotation_service.create(session, who.actor, _id("run", trace_id), body)
+        answer = feedback_fields(saved)
+    return JSONResponse(answer, status_code=201)
+
+
+@router.post("/annotations/{annotation_id}")
+def change_annotation(annotation_id: str, body: AnnotationChange, who: Changer, db: Db) -> JSONResponse:
+    with db.write() as session:
+        changed = annotation_service.change(session, who.actor, _id("annotation", annotation_id), body)
+        answer = feedback_fields(changed)
+    return JSONResponse(answer)
+
+
+@router.post("/annotations/{annotation_id}/delete")
+def delete_annotation(annotation_id: str, who: Changer, db: Db) -> JSONResponse:
+    with db.write() as session:
+        annotation_service.delete(session, who.actor, _id("annotation", annotation_id))
+    return JSONResponse({"deleted": annotation_id})

@@ -1,0 +1,288 @@
+"""The console's traces list: a page of traces with what was said about each, filtered and sorted.
+
+The rm surface's `newest_traces` pages by offset over one fixed order and `list_runs` has one order;
+the console's list sorts by a column, filters on whether people rated, commented on or corrected a
+trace, and must stay fast on 100,000 traces. So a page here is a keyset page on (sort key, id), read as
+plain columns (never a trace's input and output, which are most of its row), and only the rows on the
+page are counted: counting every trace to sort by a count would read every annotation, so counts are
+filters ("has ratings"), not sort keys.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, and_, func, not_, or_, select
+from sqlalchemy.orm import Session
+
+from redline.annotations.models import Annotation
+from redline.annotations.service import TraceCounts, counts
+from redline.corrections.models import COUNTED, Correction
+from redline.errors import Invalid
+from redline.identity.service import Actor, require_project_role, visible_projects
+from redline.paging import check_limit, decode_cursor, encode_cursor
+from redline.traces.models import Agent, Trace
+from redline.traces.service import producer_names
+
+SortKey = Literal["started", "steps", "status"]
+# The columns a list may sort by: each is a column of the trace itself, so a page is one ordered walk.
+SORT_KEYS: tuple[SortKey, ...] = ("started", "steps", "status")
+DEFAULT_SORT = "-started"
+_SORT_COLUMNS: dict[str, Any] = {
+    "started": Trace.started_at,
+    "steps": Trace.step_count,
+    "status": Trace.status,
+}
+
+# A name list for a filter: more agents than this is no longer a list to pick from.
+MAX_AGENT_NAMES = 500
+
+
+@dataclass(frozen=True)
+class ListFilters:
+    """What narrows the list; None leaves a filter out. `has_*` True keeps traces that have one, False
+    those that have none. `since` is inclusive and `until` exclusive, on the start time."""
+
+    project_id: uuid.UUID | None = None
+    agent: str | None = None
+    version: str | None = None
+    status: str | None = None
+    has_ratings: bool | None = None
+    has_comments: bool | None = None
+    has_corrections: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One line of the list: the trace's own facts and the counts of what was said about it."""
+
+    id: uuid.UUID
+    project_id: uuid.UUID
+    external_id: str | None
+    title: str | None
+    agent_name: str | None
+    flow_name: str | None
+    version: str | None
+    status: str
+    started_at: datetime
+    ended_at: datetime | None
+    step_count: int
+    said: TraceCounts
+    corrections: int
+    # A trained reward model's latest score; nothing scores traces yet, so always None (never made up).
+    latest_score: float | None = None
+
+
+@dataclass(frozen=True)
+class TracePage:
+    rows: list[TraceRow]
+    # Cursors of the pages either side, None where there is none.
+    before: str | None
+    after: str | None
+
+
+def parse_sort(sort: str | None) -> tuple[SortKey, bool]:
+    """The column and whether it descends, from `started` / `-started`; anything else is bad input."""
+    text = sort or DEFAULT_SORT
+    key = text.removeprefix("-")
+    if key not in SORT_KEYS:
+        raise Invalid(
+            f'The list sorts by {", ".join(SORT_KEYS)}; "{key}" is not one of them.',
+            details={"field": "sort"},
+        )
+    return key, text.startswith("-")
+
+
+def _readable_projects(session: Session, actor: Actor, project_id: uuid.UUID | None) -> list[uuid.UUID]:
+    if project_id is not None:
+        return [require_project_role(session, actor, project_id, "read").id]
+    return [project.id for project, _ in visible_projects(session, actor)]
+
+
+def _has(condition: ColumnElement[bool], wanted: bool | None) -> ColumnElement[bool] | None:
+    if wanted is None:
+        return None
+    return condition if wanted else not_(condition)
+
+
+def _conditions(
+    session: Session, projects: list[uuid.UUID], filters: ListFilters
+) -> list[ColumnElement[bool]]:
+    """The WHERE of the list. An agent is matched by its ids (few), so the (agent, started) index serves."""
+    where: list[ColumnElement[bool]] = [Trace.project_id.in_(projects)]
+    if filters.agent:
+        agent_ids = list(
+            session.scalars(
+                select(Agent.id).where(Agent.project_id.in_(projects), Agent.name == filters.agent)
+            )
+        )
+        where.append(Trace.agent_id.in_(agent_ids))
+    if filters.version:
+        where.append(Trace.agent_version == filters.version)
+    if filters.status:
+        where.append(Trace.status == filters.status)
+    if filters.since:
+        where.append(Trace.started_at >= filters.since)
+    if filters.until:
+        where.append(Trace.started_at < filters.until)
+    # Each "has" is a probe of an index by trace id (annotations by trace, corrections by run).
+    rated = (
+        select(Annotation.id)
+        .where(
+            Annotation.trace_id == Trace.id, Annotation.rating.is_not(None), Annotation.label_error.is_(False)
+        )
+        .exists()
+    )
+    commented = (
+        select(Annotation.id).where(Annotation.trace_id == Trace.id, Annotation.comment.is_not(None)).exists()
+    )
+    corrected = select(Correction.id).where(Correction.run_id == Trace.id, COUNTED).exists()
+    for condition, wanted in (
+        (rated, filters.has_ratings),
+        (commented, filters.has_comments),
+        (corrected, filters.has_corrections),
+    ):
+        has = _has(condition, wanted)
+        if has is not None:
+            where.append(has)
+    return where
+
+
+def _cursor_of(key: SortKey, row: Any) -> str:
+    value = row.started_at.isoformat() if key == "started" else str(getattr(row, _ATTRS[key]))
+    return encode_cursor(value, str(row.id))
+
+
+_ATTRS = {"started": "started_at", "steps": "step_count", "status": "status"}
+
+
+def _decode(key: SortKey, cursor: str) -> tuple[Any, uuid.UUID]:
+    value, ident = decode_cursor(cursor, 2)
+    try:
+        parsed: Any = (
+            datetime.fromisoformat(value) if key == "started" else int(value) if key == "steps" else value
+        )
+        return parsed, uuid.UUID(ident)
+    except ValueError:
+        raise Invalid(
+            f'"{cursor}" is not a cursor this list gave out.', details={"field": "cursor"}
+        ) from None
+
+
+def _past(column: Any, value: Any, ident: uuid.UUID, descending: bool) -> ColumnElement[bool]:
+    """Rows after (value, id) in the order (column, id), both descending or both ascending."""
+    if descending:
+        return or_(column < value, and_(column == value, Trace.id < ident))
+    return or_(column > value, and_(column == value, Trace.id > ident))
+
+
+_COLUMNS = (
+    Trace.id,
+    Trace.project_id,
+    Trace.external_id,
+    Trace.title,
+    Trace.agent_id,
+    Trace.flow_id,
+    Trace.agent_version,
+    Trace.status,
+    Trace.started_at,
+    Trace.ended_at,
+    Trace.step_count,
+)
+
+
+def list_traces(
+    session: Session,
+    actor: Actor,
+    filters: ListFilters,
+    *,
+    sort: str | None = None,
+    limit: int = 50,
+    after: str | None = None,
+    before: str | None = None,
+) -> TracePage:
+    """A page of the traces the actor can read, sorted by `sort` (`-started`, newest first, by default)
+    with ties in id order, after the cursor `after` or before the cursor `before`."""
+    check_limit(limit)
+    key, descending = parse_sort(sort)
+    column = _SORT_COLUMNS[key]
+    projects = _readable_projects(session, actor, filters.project_id)
+    query = select(*_COLUMNS).where(*_conditions(session, projects, filters))
+    # Reading backwards (the page before a cursor) walks the same order reversed, then turns it round.
+    backwards = before is not None and after is None
+    walk_descending = descending != backwards
+    cursor = before if backwards else after
+    if cursor:
+        value, ident = _decode(key, cursor)
+        query = query.where(_past(column, value, ident, walk_descending))
+    order = (column.desc(), Trace.id.desc()) if walk_descending else (column.asc(), Trace.id.asc())
+    rows = list(session.execute(query.order_by(*order).limit(limit + 1)))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    if backwards:
+        rows.reverse()
+    has_before = more if backwards else cursor is not None
+    has_after = True if backwards else more
+    return TracePage(
+        _with_counts(session, rows),
+        _cursor_of(key, rows[0]) if rows and has_before else None,
+        _cursor_of(key, rows[-1]) if rows and has_after else None,
+    )
+
+
+def _with_counts(session: Session, rows: Sequence[Any]) -> list[TraceRow]:
+    """The page's rows with their counts and producers' names, in a query for each (never one per row)."""
+    ids = [row.id for row in rows]
+    said = counts(session, ids)
+    corrected = correction_counts(session, ids)
+    agents, flows = producer_names(session, rows)
+    return [
+        TraceRow(
+            id=row.id,
+            project_id=row.project_id,
+            external_id=row.external_id,
+            title=row.title,
+            agent_name=agents.get(row.agent_id) if row.agent_id else None,
+            flow_name=flows.get(row.flow_id) if row.flow_id else None,
+            version=row.agent_version,
+            status=row.status,
+            started_at=row.started_at,
+            ended_at=row.ended_at,
+            step_count=row.step_count,
+            said=said.get(row.id, TraceCounts()),
+            corrections=corrected.get(row.id, 0),
+        )
+        for row in rows
+    ]
+
+
+def correction_counts(session: Session, trace_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+    """Live corrections (neither replaced nor removed) per run, in one aggregate query."""
+    if not trace_ids:
+        return {}
+    rows = session.execute(
+        select(Correction.run_id, func.count())
+        .where(Correction.run_id.in_(list(trace_ids)), COUNTED)
+        .group_by(Correction.run_id)
+    )
+    return {run_id: int(count) for run_id, count in rows}
+
+
+def agent_names(session: Session, actor: Actor, project_id: uuid.UUID | None = None) -> list[str]:
+    """The names of the agents of the projects the actor can read, for the list's agent filter."""
+    projects = _readable_projects(session, actor, project_id)
+    return list(
+        session.scalars(
+            select(Agent.name)
+            .where(Agent.project_id.in_(projects))
+            .distinct()
+            .order_by(Agent.name)
+            .limit(MAX_AGENT_NAMES)
+        )
+    )

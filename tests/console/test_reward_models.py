@@ -1,0 +1,76 @@
+"""Improve › Reward models: the list and one model's record and pairs show what is stored, as stored."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.conftest import Harness
+from tests.console.conftest import Console, console_client, role_token, shown
+from tests.samples import make_run
+
+QUEUED = (
+    "Queued: the pairs are built and kept with the model; this Redline release has no trainer yet, "
+    "so the model stays queued until one is added."
+)
+
+
+def _rated_runs(console: Console, count: int) -> list[str]:
+    """Runs rated alternately + and −, so a model of them has pairs."""
+    ids = []
+    for number in range(count):
+        run = console.api.runs.create(make_run(console.server.project_id, externalId=f"run-{number}"))
+        console.api.annotations.create(run["id"], rating=1 if number % 2 == 0 else -1)
+        ids.append(run["id"])
+    return ids
+
+
+def test_the_list_and_a_model_show_the_stored_record_and_its_pairs(console: Console) -> None:
+    made = console.api.reward_models.create("refunds-v1", _rated_runs(console, 12), {"max_pairs": 30})
+    stored = list(console.api.reward_models.pairs(made["id"]))
+    assert len(stored) == 30
+    page = console.open("/ui/reward-models")
+    row = page.locator("#reward-models tr[data-model=refunds-v1]")
+    expect(row).to_contain_text("queued")
+    expect(row).to_contain_text(QUEUED)
+    expect(row.locator("td.num").first).to_have_text("30")
+    expect(row.locator("td.num").nth(1)).to_have_text("12")
+    console.shoot("reward-models")
+    row.get_by_role("link", name="refunds-v1").click()
+    page.wait_for_url(f"**/ui/reward-models/{made['id']}")
+    expect(page.get_by_role("navigation", name="Breadcrumbs")).to_contain_text("Reward models")
+    expect(page.locator("#model-status")).to_have_text("queued")
+    expect(page.locator("#status-detail")).to_have_text(QUEUED)
+    expect(page.locator("#metrics")).to_have_text("None: the model has not been trained.")
+    rows = page.locator("#pairs tbody tr")
+    expect(rows).to_have_count(25)
+    first = rows.first.locator("td")
+    expect(first.nth(1)).to_have_text(stored[0]["granularity"])
+    expect(first.nth(2)).to_have_text(stored[0]["chosen"])
+    expect(first.nth(3)).to_have_text(stored[0]["rejected"])
+    console.shoot("reward-model")
+    page.get_by_role("link", name="Later pairs →").click()
+    expect(rows).to_have_count(5)
+    expect(rows.first.locator("td").nth(2)).to_have_text(stored[25]["chosen"])
+    assert "offset=25" in page.url
+
+
+def test_a_model_of_traces_a_principal_cannot_read_is_not_found(harness: Harness) -> None:
+    other = harness.client.post("/v1/projects", json={"name": "second"}, headers=harness.admin).json()
+    ids = []
+    for number in range(4):
+        run = harness.client.post(
+            "/v1/runs", json=make_run(other["id"], externalId=f"r{number}"), headers=harness.admin
+        ).json()
+        rating = 1 if number % 2 == 0 else -1
+        harness.client.post(
+            f"/api/v1/rm/traces/{run['id']}/annotations", json={"rating": rating}, headers=harness.admin
+        )
+        ids.append(run["id"])
+    made = harness.client.post(
+        "/api/v1/rm/reward-models", json={"name": "second-only", "trace_ids": ids}, headers=harness.admin
+    ).json()
+    reader = console_client(harness, role_token(harness, "reader", "read"))
+    assert "second-only" not in reader.http.get("/ui/reward-models").text
+    hidden = reader.http.get(f"/ui/reward-models/{made['id']}")
+    assert hidden.status_code == 404
+    assert shown(f'No reward-model "{made["id"]}".') in hidden.text
