@@ -36,6 +36,7 @@ from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.expression import FromClause
 from sqlalchemy.types import TypeDecorator
 
+from redline.errors import NotFound
 from redline.jsonio import dumps_text, loads
 
 # Readers never block writers and vice versa; the only mode that lets the API read during a long import.
@@ -127,6 +128,15 @@ def parse_id(value: str) -> uuid.UUID | None:
         return uuid.UUID(value)
     except ValueError:
         return None
+
+
+def path_id(value: str, kind: str, missing: Callable[[str], NotFound] | None = None) -> uuid.UUID:
+    """An id from an address (an API path, a console page); one that isn't a UUID names nothing, so it is
+    not found (in the sentence of `missing`, when the kind has one of its own)."""
+    ident = parse_id(value)
+    if ident is None:
+        raise missing(value) if missing is not None else NotFound(kind, value)
+    return ident
 
 
 def utcnow() -> datetime:

@@ -28,7 +28,13 @@ from redline.db import new_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound
 from redline.groups import service as groups
 from redline.identity.models import Project
-from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
+from redline.identity.service import (
+    Actor,
+    ProjectRole,
+    check_role,
+    readable_project_ids,
+    require_project_role,
+)
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.queues import expert as expert_queue
 from redline.traces.models import AgentVersion, Trace
@@ -204,13 +210,6 @@ class CorrectionFilters:
                 f'from: "{self.source}" is not one of {", ".join(SOURCES)}.', details={"field": "from"}
             )
         return replace(self, statuses=tuple(dict.fromkeys(statuses)))
-
-
-def readable_project_ids(session: Session, actor: Actor, project_id: uuid.UUID | None) -> list[uuid.UUID]:
-    """The projects a list may draw from: the one asked for (read access needed), or every readable one."""
-    if project_id is not None:
-        return [require_project_role(session, actor, project_id, "read").id]
-    return [project.id for project, _ in visible_projects(session, actor)]
 
 
 class _Unindexed(ColumnElement[Any]):

@@ -385,6 +385,13 @@ def visible_projects(session: Session, actor: Actor) -> list[tuple[Project, Proj
     return [(project, roles[project.id]) for project in projects if project.id in roles]  # type: ignore[misc]
 
 
+def readable_project_ids(session: Session, actor: Actor, project_id: uuid.UUID | None) -> list[uuid.UUID]:
+    """The projects a list may draw from: the one asked for (read access needed), or every readable one."""
+    if project_id is not None:
+        return [require_project_role(session, actor, project_id, "read").id]
+    return [project.id for project, _ in visible_projects(session, actor)]
+
+
 def holds(role: ProjectRole | None, needed: ProjectRole) -> bool:
     """Whether a role (None: no membership) is `needed` or above: read < write < publish < admin."""
     return role is not None and PROJECT_ROLES.index(role) >= PROJECT_ROLES.index(needed)

@@ -23,7 +23,7 @@ from redline.annotations.models import Annotation
 from redline.annotations.service import TraceCounts, counts
 from redline.corrections.models import COUNTED, Correction
 from redline.errors import Invalid
-from redline.identity.service import Actor, require_project_role, visible_projects
+from redline.identity.service import Actor, readable_project_ids
 from redline.paging import check_limit, decode_cursor, encode_cursor
 from redline.traces.models import Agent, Trace
 from redline.traces.service import producer_names
@@ -99,12 +99,6 @@ def parse_sort(sort: str | None) -> tuple[SortKey, bool]:
     return key, text.startswith("-")
 
 
-def _readable_projects(session: Session, actor: Actor, project_id: uuid.UUID | None) -> list[uuid.UUID]:
-    if project_id is not None:
-        return [require_project_role(session, actor, project_id, "read").id]
-    return [project.id for project, _ in visible_projects(session, actor)]
-
-
 def _has(condition: ColumnElement[bool], wanted: bool | None) -> ColumnElement[bool] | None:
     if wanted is None:
         return None
@@ -155,11 +149,8 @@ def _conditions(
 
 
 def _cursor_of(key: SortKey, row: Any) -> str:
-    value = row.started_at.isoformat() if key == "started" else str(getattr(row, _ATTRS[key]))
-    return encode_cursor(value, str(row.id))
-
-
-_ATTRS = {"started": "started_at", "steps": "step_count", "status": "status"}
+    value = getattr(row, _SORT_COLUMNS[key].key)
+    return encode_cursor(value.isoformat() if isinstance(value, datetime) else str(value), str(row.id))
 
 
 def _decode(key: SortKey, cursor: str) -> tuple[Any, uuid.UUID]:
@@ -212,7 +203,7 @@ def list_traces(
     check_limit(limit)
     key, descending = parse_sort(sort)
     column = _SORT_COLUMNS[key]
-    projects = _readable_projects(session, actor, filters.project_id)
+    projects = readable_project_ids(session, actor, filters.project_id)
     query = select(*_COLUMNS).where(*_conditions(session, projects, filters))
     # Reading backwards (the page before a cursor) walks the same order reversed, then turns it round.
     backwards = before is not None and after is None
@@ -276,7 +267,7 @@ def correction_counts(session: Session, trace_ids: Sequence[uuid.UUID]) -> dict[
 
 def agent_names(session: Session, actor: Actor, project_id: uuid.UUID | None = None) -> list[str]:
     """The names of the agents of the projects the actor can read, for the list's agent filter."""
-    projects = _readable_projects(session, actor, project_id)
+    projects = readable_project_ids(session, actor, project_id)
     return list(
         session.scalars(
             select(Agent.name)

@@ -5,6 +5,7 @@ Its routes are included by `review.py`'s router (Review › Datasets in the menu
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -19,7 +20,7 @@ from redline.console.paging import CursorQuery, Search, SearchQuery, id_page_lin
 from redline.console.session import SignedIn
 from redline.datasets import service as datasets
 from redline.datasets.schemas import DatasetIn
-from redline.db import parse_id
+from redline.db import path_id
 from redline.errors import RedlineError
 from redline.identity.service import holds, visible_projects
 from redline.jsonio import dumps_text
@@ -96,9 +97,7 @@ def dataset_page(
     db: Db,
     cursor: CursorQuery,
 ) -> Response:
-    ident = parse_id(dataset_id)
-    if ident is None:
-        raise datasets.dataset_not_found(who.actor, dataset_id)
+    ident = path_id(dataset_id, "dataset", partial(datasets.dataset_not_found, who.actor))
     with db.read() as session:
         view = datasets.get_dataset(session, who.actor, ident)
         found = datasets.list_datapoints(session, who.actor, ident, **cursor.asked(PAGE_SIZE))

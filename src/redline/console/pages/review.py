@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Request
@@ -24,7 +25,7 @@ from redline.console.nav import Crumb
 from redline.console.paging import Cursor, CursorQuery, SearchQuery, id_page_links
 from redline.console.session import SignedIn
 from redline.datasets import service as datasets
-from redline.db import parse_id
+from redline.db import path_id
 from redline.errors import Invalid, RedlineError
 from redline.identity.service import Actor, holds, visible_projects
 from redline.queues import navigation, reviewing, screen
@@ -48,17 +49,11 @@ AREA = Area("queues", "review")
 
 
 def _queue_id(actor: Actor, raw: str) -> uuid.UUID:
-    parsed = parse_id(raw)
-    if parsed is None:
-        raise queues.queue_not_found(actor, raw)
-    return parsed
+    return path_id(raw, "annotation-queue", partial(queues.queue_not_found, actor))
 
 
 def _item_id(actor: Actor, raw: str) -> uuid.UUID:
-    parsed = parse_id(raw)
-    if parsed is None:
-        raise queues.item_not_found(actor, raw)
-    return parsed
+    return path_id(raw, "annotation-queue-item", partial(queues.item_not_found, actor))
 
 
 # ------------------------------------------------------------------------------------------- the list
@@ -530,9 +525,7 @@ def save_correction(queue_id: str, item_id: str, body: CorrectionSave, who: Chan
 def add_to_dataset(queue_id: str, item_id: str, body: DatasetSave, who: Changer, db: Db) -> Response:
     """Send the item's trace to a dataset; its annotations stay on the trace (annotation-queues.txt)."""
     q, i = _queue_id(who.actor, queue_id), _item_id(who.actor, item_id)
-    dataset_id = parse_id(body.dataset_id)
-    if dataset_id is None:
-        raise datasets.dataset_not_found(who.actor, body.dataset_id)
+    dataset_id = path_id(body.dataset_id, "dataset", partial(datasets.dataset_not_found, who.actor))
     with db.write() as session:
         datapoint = reviewing.add_to_dataset(session, who.actor, q, i, dataset_id)
         name = datasets.get_dataset(session, who.actor, dataset_id).dataset.name

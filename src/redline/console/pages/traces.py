@@ -28,8 +28,8 @@ from redline.console.areas import Area
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.nav import Crumb
 from redline.console.paging import cursor_url
-from redline.db import parse_id
-from redline.errors import Invalid, NotFound
+from redline.db import path_id
+from redline.errors import Invalid
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, holds, project_role, visible_projects
 from redline.reviews.said import Said, said_about
@@ -113,9 +113,7 @@ def trace_list(
     before: str | None = None,
 ) -> Response:
     first_day, last_day = _day(since, "since"), _day(until, "until")
-    project_id = parse_id(project) if project else None
-    if project and project_id is None:
-        raise NotFound("project", project)
+    project_id = path_id(project, "project") if project else None
     filters = listing.ListFilters(
         project_id=project_id,
         agent=agent or None,
@@ -240,17 +238,9 @@ def _role_in(session: Session, actor: Actor, project_id: uuid.UUID) -> ProjectRo
     return project_role(session, actor, session.get_one(Project, project_id))
 
 
-def _id(kind: str, text: str) -> uuid.UUID:
-    """The id an address names; one that is not an id names nothing, so it is not found."""
-    ident = parse_id(text)
-    if ident is None:
-        raise NotFound(kind, text)
-    return ident
-
-
 @router.get("/traces/{trace_id}")
 def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response:
-    ident = _id("run", trace_id)
+    ident = path_id(trace_id, "run")
     with db.read() as session:
         view = traces.get_run(session, who.actor, ident)
         said = [a for a in annotation_service.for_trace(session, who.actor, ident) if _is_feedback(a)]
@@ -303,13 +293,12 @@ def _by_span(reviews: list[Said]) -> list[tuple[str, list[Said]]]:
 # ----------------------------------------------------------------------------------------- in-place saves
 
 
-# The page's script shows an annotation it just saved from the rm document's fields, as the page renders one.
-
-
 @router.post("/traces/{trace_id}/annotations")
 def create_annotation(trace_id: str, body: AnnotationIn, who: Changer, db: Db) -> JSONResponse:
+    """Answers with the rm document's fields: the page's script shows the annotation it just saved from
+    them, as the page renders one."""
     with db.write() as session:
-        saved = annotation_service.create(session, who.actor, _id("run", trace_id), body)
+        saved = annotation_service.create(session, who.actor, path_id(trace_id, "run"), body)
         answer = feedback_fields(saved)
     return JSONResponse(answer, status_code=201)
 
@@ -317,7 +306,7 @@ def create_annotation(trace_id: str, body: AnnotationIn, who: Changer, db: Db) -
 @router.post("/annotations/{annotation_id}")
 def change_annotation(annotation_id: str, body: AnnotationChange, who: Changer, db: Db) -> JSONResponse:
     with db.write() as session:
-        changed = annotation_service.change(session, who.actor, _id("annotation", annotation_id), body)
+        changed = annotation_service.change(session, who.actor, path_id(annotation_id, "annotation"), body)
         answer = feedback_fields(changed)
     return JSONResponse(answer)
 
@@ -325,5 +314,5 @@ def change_annotation(annotation_id: str, body: AnnotationChange, who: Changer, 
 @router.post("/annotations/{annotation_id}/delete")
 def delete_annotation(annotation_id: str, who: Changer, db: Db) -> JSONResponse:
     with db.write() as session:
-        annotation_service.delete(session, who.actor, _id("annotation", annotation_id))
+        annotation_service.delete(session, who.actor, path_id(annotation_id, "annotation"))
     return JSONResponse({"deleted": annotation_id})

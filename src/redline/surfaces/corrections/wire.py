@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from redline.errors import Invalid, NotFound
+from redline.db import path_id as path_id
+from redline.errors import Invalid
 from redline.paging import Page
 from redline.queues import expertrules
-
-
-def path_id(value: str, kind: str, missing: Callable[[str], NotFound] | None = None) -> uuid.UUID:
-    """An id from the path; one that isn't a UUID names nothing, so it is not found (in the sentence of
-    `missing`, when the kind has one of its own)."""
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        raise (missing(value) if missing is not None else NotFound(kind, value)) from None
 
 
 def project_id(value: str) -> uuid.UUID:
