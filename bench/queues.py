@@ -28,6 +28,7 @@ import argparse
 import random
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -43,7 +44,8 @@ from redline import migrate
 from redline.app import create_app
 from redline.cli.context import tune_gc_for_bulk_work
 from redline.config import Settings
-from redline.corrections.models import Correction
+from redline.corrections import tallies as correction_tallies
+from redline.corrections.models import Correction, CorrectionTally
 from redline.db import Database, bulk_insert, make_engine, utcnow
 from redline.groups.models import CorrectorGroup
 from redline.identity import service as identity
@@ -254,9 +256,14 @@ def measure_queue_recent(bench: Bench, store: str, repeat: int) -> Figure:
     return requests_figure(store, "queue-recent, last 1,000", latencies, time.perf_counter() - started)
 
 
+# Who fixes a wrong answer, chosen at random for each: the four parts of the console's To fix page.
+FIXERS = (None, "developer", "owner", "improve")
+
+
 def seed_corrections(bench: Bench, count: int, groups: Sequence[uuid.UUID]) -> float:
     """Corrections spread over the queued runs, a third each with no group, the expert or the bot group;
-    one in five finds something wrong. Returns the seconds the recount of the tallies took."""
+    one in five finds something wrong, and is left to nobody yet, the developer, the owner or Improve.
+    Returns the seconds the recount of the tallies took."""
     rng = random.Random(3)
     with bench.db.read() as session:
         queued = list(
@@ -264,11 +271,18 @@ def seed_corrections(bench: Bench, count: int, groups: Sequence[uuid.UUID]) -> f
         )
     now = utcnow()
     table = cast(Table, Correction.__table__)
+    # The live corrections by status, as the service keeps them on every save (the counts and the
+    # console's To fix read these).
+    counted: Counter[tuple[str, str]] = Counter()
     for start in range(0, count, SEED_CHUNK):
         rows = []
         for _ in range(min(SEED_CHUNK, count - start)):
             run_id, agent_id, version = rng.choice(queued)
             right = rng.random() < 0.8
+            fixer = None if right else rng.choice(FIXERS)
+            status = "fixed" if right else ("with-owner" if fixer == "owner" else "open")
+            counted[(correction_tallies.scope_key(bench.project_id), status)] += 1
+            counted[(correction_tallies.scope_key(bench.project_id, agent_id), status)] += 1
             rows.append(
                 {
                     "id": uuid.uuid4(),
@@ -285,13 +299,20 @@ def seed_corrections(bench: Bench, count: int, groups: Sequence[uuid.UUID]) -> f
                     "marked_right": right,
                     "made_by_kind": "user",
                     "made_by_id": bench.admin_id,
-                    "status": "fixed" if right else "open",
+                    "status": status,
+                    "sorted_to": fixer,
+                    "sorted": None if fixer is None else {"by": {"kind": "rule"}, "at": now.isoformat()},
                     "run_captured_at": now,
                     "created_at": now,
                 }
             )
         with bench.db.write() as session:
             bulk_insert(session, table, rows)
+    with bench.db.write() as session:
+        tally_rows = [
+            {"scope_key": key, "status": status, "count": n} for (key, status), n in counted.items()
+        ]
+        bulk_insert(session, cast(Table, CorrectionTally.__table__), tally_rows)
     started = time.perf_counter()
     with bench.db.write() as session:
         rebuild.rebuild(session, rebuild.tallied_rules(session))

@@ -51,6 +51,14 @@ class Settings(BaseSettings):
         description="Server processes `redline serve` starts, sharing the port. One process uses about "
         "one core (Python runs one thread at a time); more serve more requests at once on more cores.",
     )
+    run_jobs: bool = Field(
+        True,
+        description="Run a background job worker (training reward models, …) inside `redline serve`. Turn it "
+        "off where `redline worker` processes run the jobs instead.",
+    )
+    job_poll_seconds: float = Field(
+        1.0, gt=0, description="How often an idle job worker looks for queued jobs, in seconds."
+    )
     max_body_bytes: int = Field(
         20 * MIB, gt=0, description="Largest request body accepted, in bytes; larger ones answer 413."
     )

@@ -8,6 +8,7 @@ from redline.db import Base
 from redline.groups import models as group_models
 from redline.idempotency import models as idempotency_models
 from redline.identity import models as identity_models
+from redline.jobs import models as job_models
 from redline.learning import models as learning_models
 from redline.queues import models as queue_models
 from redline.reviews import models as review_models
@@ -23,6 +24,7 @@ __all__ = [
     "group_models",
     "idempotency_models",
     "identity_models",
+    "job_models",
     "learning_models",
     "queue_models",
     "review_models",

@@ -7,7 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from redline.client import Client, InvalidRequestError, NotFoundError
+from redline.background import JOB_KINDS
+from redline.client import Client, ConflictError, InvalidRequestError, NotFoundError
+from redline.db import Database
+from redline.jobs.worker import JobWorker
 from tests.liveserver import LiveServer
 
 STASH_JSONL = "\n".join(
@@ -90,3 +93,26 @@ def test_reward_models_keep_their_pairs(admin: Client) -> None:
         admin.reward_models.create("one", trace_ids[:2])
     assert too_few.value.status == 422
     assert "at least 2 usable pairs" in too_few.value.message
+
+
+def test_a_trained_model_scores_traces_and_a_project_new_ones(
+    admin: Client, live_server: LiveServer, db: Database
+) -> None:
+    trace_ids = admin.traces.import_text(STASH_JSONL)["trace_ids"]
+    for trace_id, rating in zip(trace_ids, (1, -1, -1), strict=True):
+        admin.annotations.create(trace_id, rating=rating)
+    model = admin.reward_models.create("refunds", trace_ids)
+    with pytest.raises(ConflictError) as not_ready:
+        admin.reward_models.score(model["id"], trace_ids[:1])
+    assert not_ready.value.message == (
+        f"reward model {model['id']} is queued, not ready: only a trained model scores traces"
+    )
+    while JobWorker(db, JOB_KINDS).run_once():
+        pass
+    assert admin.reward_models.get(model["id"])["status"] == "ready"
+    [scored] = admin.reward_models.score(model["id"], trace_ids[:1])
+    assert (scored["trace_id"], scored["reward_model_name"]) == (trace_ids[0], "refunds")
+    assert admin.reward_models.active(live_server.project_id)["reward_model_id"] is None
+    made = admin.reward_models.activate(live_server.project_id, model["id"])
+    assert made["reward_model_id"] == model["id"]
+    assert admin.reward_models.activate(live_server.project_id, None)["reward_model_id"] is None

@@ -8,10 +8,7 @@ from tests.conftest import Harness
 from tests.console.conftest import Console, console_client, role_token, shown
 from tests.samples import make_run
 
-QUEUED = (
-    "Queued: the pairs are built and kept with the model; this Redline release has no trainer yet, "
-    "so the model stays queued until one is added."
-)
+QUEUED = "Queued for training."
 
 
 def _rated_runs(console: Console, count: int) -> list[str]:

@@ -1,4 +1,4 @@
-"""Settings pages: human reviews, members, tokens and corrector groups, in a browser where it matters and
+"""Settings pages: human reviews, members and tokens, in a browser where it matters and
 over TestClient for refusals; what the pages change is read back through the API."""
 
 from __future__ import annotations
@@ -227,83 +227,3 @@ def test_a_reader_sees_members_but_is_not_offered_changes(harness: Harness) -> N
     )
     assert refused.status_code == 403
     assert shown('This needs the admin role in project "default"; you have read.') in refused.text
-
-
-# -------------------------------------------------------------------------------------- corrector groups
-
-
-def test_corrector_groups_in_words_made_changed_and_removed(console: Console) -> None:
-    project = console.server.project_id
-    page = console.open(f"/ui/settings/corrector-groups?project={project}")
-    new = page.get_by_role("form", name="New corrector group")
-    new.get_by_label("Name").fill("expert")
-    new.get_by_label("Weight").fill("3")
-    new.get_by_label("Reviewer role at least").select_option("senior")
-    new.get_by_label("people (users)").check()
-    new.get_by_role("button", name="Make the group").click()
-    expect(page.get_by_role("status")).to_have_text('Made the corrector group "expert".')
-    card = page.get_by_role("article", name="expert")
-    expect(card.locator(".weight")).to_have_text("Counts 3× one with no group")
-    expect(card).to_contain_text('the runs of project "default"')
-    expect(card.locator(".given-by")).to_have_text(
-        "Only senior reviewers or above, and only people (users) (an expert's correction)"
-    )
-    [made] = list(console.api.corrector_groups.list(project_id=project))
-    assert (made["weight"], made["assertableBy"]) == (
-        3.0,
-        {"minReviewerRole": "senior", "principalKinds": ["user"]},
-    )
-
-    console.api.queue_rules.create(project, name="Echo half", corrector_group_id=made["id"])
-    page.reload()
-    expect(card.locator(".wanted")).to_have_text("Echo half")
-    card.get_by_text("Change", exact=True).click()
-    change = page.get_by_role("form", name="Change expert")
-    change.get_by_label("Weight").fill("2")
-    change.get_by_label("Reviewer role at least").select_option("")
-    change.get_by_role("button", name="Save changes").click()
-    expect(page.get_by_role("status")).to_have_text('Changed the corrector group "expert".')
-    expect(card.locator(".weight")).to_have_text("Counts 2× one with no group")
-    expect(card.locator(".given-by")).to_have_text("Only people (users) (an expert's correction)")
-    console.shoot("corrector-groups")
-
-    # The taken name is refused with the service's sentence.
-    new.get_by_label("Name").fill("expert")
-    new.get_by_role("button", name="Make the group").click()
-    expect(page.locator("#groups-error")).to_have_text(
-        'A corrector group named "expert" already applies to the runs of project "default".'
-    )
-    expect(page.get_by_role("form", name="New corrector group").get_by_label("Name")).to_have_value("expert")
-
-    card.get_by_text("Remove", exact=True).click()
-    confirm = page.get_by_role("form", name="Remove expert")
-    expect(confirm).to_contain_text("Rules want it: Echo half.")
-    confirm.get_by_role("button", name="Remove the group").click()
-    expect(page.get_by_role("status")).to_contain_text(
-        'Removed the corrector group "expert": no new correction or rule can name it;'
-    )
-    expect(page.get_by_role("status")).to_contain_text("These rules still want it: Echo half")
-    assert list(console.api.corrector_groups.list(project_id=project)) == []
-    assert "unregisteredAt" in console.api.corrector_groups.get(made["id"])
-
-
-def test_a_refused_group_removal_shows_the_services_sentence(harness: Harness) -> None:
-    made = harness.client.post(
-        "/v1/corrector-groups",
-        json={"scope": {"kind": "project", "projectId": harness.project_id}, "name": "expert", "weight": 3},
-        headers=harness.admin,
-    ).json()
-    writer = console_client(harness, role_token(harness, "writer", "write"))
-    listed = writer.http.get("/ui/settings/corrector-groups")
-    assert "Counts 3× one with no group" in listed.text
-    assert "Remove the group" not in listed.text
-    assert "New corrector group" not in listed.text
-    refused = writer.submit(
-        f"/ui/settings/corrector-groups/{made['id']}/remove", {"project": harness.project_id}
-    )
-    assert refused.status_code == 403
-    assert shown('The corrector groups of project "default" are managed by its admins.') in refused.text
-    assert (
-        "unregisteredAt"
-        not in harness.client.get(f"/v1/corrector-groups/{made['id']}", headers=harness.admin).json()
-    )

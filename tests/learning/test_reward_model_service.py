@@ -1,6 +1,6 @@
 """The reward-model service's batched access check, and the evidence a pair records, on both stores.
 
-`_readable_traces` checks a chunk of traces per query instead of calling `readable_trace` per trace;
+`readable_traces` checks a chunk of traces per query instead of calling `readable_trace` per trace;
 these tests hold it to `readable_trace`'s answer for each kind of caller and trace, and to naming the
 first unreadable trace in the order given, wherever the chunks fall. `_annotation_ids` asks only for
 the targets in pairs; the evidence must still be every unflagged rating of the target, oldest first.
@@ -86,10 +86,10 @@ def _world(db: Database, visible: int) -> World:
 
 
 def _refused(db: Database, actor: identity.Actor, trace_ids: list[uuid.UUID]) -> str | None:
-    """The message `_readable_traces` refuses with, or None when it lets every trace through."""
+    """The message `readable_traces` refuses with, or None when it lets every trace through."""
     with db.read() as session:
         try:
-            learning._readable_traces(session, actor, trace_ids)
+            learning.readable_traces(session, actor, trace_ids)
         except NotFound as error:
             return error.message
     return None
@@ -136,15 +136,15 @@ def test_the_first_unreadable_trace_in_the_order_given_is_named(
     assert _refused(db, world.admin, ids) == f"Trace {missing} not found"
 
 
-def test_readable_traces_keep_the_order_given_without_repeats(db: Database) -> None:
+def testreadable_traces_keep_the_order_given_without_repeats(db: Database) -> None:
     world = _world(db, CHUNK + 3)
     ids = [*reversed(world.visible), world.visible[0], world.visible[-1], world.erased]
     with db.read() as session:
-        assert learning._readable_traces(session, world.reader, ids) == [
+        assert learning.readable_traces(session, world.reader, ids) == [
             *reversed(world.visible),
             world.erased,
         ]
-        assert learning._readable_traces(session, world.reader, []) == []
+        assert learning.readable_traces(session, world.reader, []) == []
 
 
 def _rate(

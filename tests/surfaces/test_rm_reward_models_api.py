@@ -28,6 +28,7 @@ MODEL_KEYS = {
     "started_at",
     "finished_at",
     "trace_count",
+    "progress",
 }
 # The trace of rm-annotations.txt's "Trace format" (tests/samples.py), rendered as the document shows it.
 REFUND_TEXT = (
@@ -113,7 +114,8 @@ def test_a_model_from_rated_traces_is_queued_with_its_pairs(harness: Harness) ->
         2,
         3,
     )
-    assert model["status_detail"]
+    assert model["status_detail"] == "Queued for training."
+    assert model["progress"] == {"fraction": 0.0, "note": None}
     assert model["training_config"] == config
     assert (model["max_pairs"], model["epochs"], model["compute"]) == (4000, 2, "cpu")
     assert (model["metrics"], model["error"], model["started_at"], model["finished_at"]) == (
@@ -157,7 +159,8 @@ def test_fewer_than_two_usable_pairs_is_refused(harness: Harness) -> None:
     one_pair = _create(harness, {"name": "m", "trace_ids": [good["id"], bad["id"]]})
     assert _detail(one_pair, 422) == (
         "training needs at least 2 usable pairs; the selected traces give 1: rate whole traces or steps "
-        "+ and − (flagged ratings and ratings that cancel don't count)"
+        "+ and − (flagged ratings and ratings that cancel don't count), or correct their runs' answers "
+        "(with what they should have said) or decisions"
     )
     harness.client.patch(
         f"{RM}/annotations/{flagged['id']}", json={"label_error": True}, headers=harness.admin

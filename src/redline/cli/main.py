@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from redline import __version__
-from redline.cli import corrections, feedback, serving, transfer
+from redline.cli import corrections, feedback, serving, transfer, worker
 from redline.cli import datasets as dataset_commands
 from redline.cli import db as db_commands
 from redline.cli import expert as expert_commands
@@ -120,6 +120,7 @@ cli.add_command(dataset_commands.datasets_group)
 cli.add_command(expert_commands.queue_rules_group)
 cli.add_command(expert_commands.expert_queue_group)
 cli.add_command(trend_commands.trends)
+cli.add_command(worker.worker)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""How `redline serve` runs the app: in this process, or in `--workers` processes sharing the port.
+"""How `redline serve` runs the app: in this process, or in `--workers` processes sharing the port; and
+beside it, on a thread of this process, the job worker (unless REDLINE_RUN_JOBS is off).
 
 With workers, uvicorn starts fresh interpreters that import `worker_app` (an app factory) after the
 parent has migrated the store and made the first workspace, so no worker migrates; each builds its app
@@ -15,6 +16,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from redline.app import app_from_environment, create_app
+from redline.background import job_worker
 from redline.cli.context import tune_gc_for_bulk_work
 from redline.config import Settings
 from redline.db import Database
@@ -52,17 +54,28 @@ def worker_app() -> FastAPI:
 
 
 def run(settings: Settings, database: Database) -> None:
-    """Serve until stopped. The store is ready (migrated, first workspace made) before this is called."""
+    """Serve until stopped, with a job worker on a thread unless `run_jobs` is off. The store is ready
+    (migrated, first workspace made) before this is called."""
+    configure_logging(settings.log_level)
+    stop_jobs = job_worker(database, settings).start() if settings.run_jobs else None
+    try:
+        _serve(settings, database, jobs_here=stop_jobs is not None)
+    finally:
+        if stop_jobs is not None:
+            stop_jobs()
+
+
+def _serve(settings: Settings, database: Database, *, jobs_here: bool) -> None:
     if settings.workers == 1:
-        configure_logging(settings.log_level)
         app = create_app(settings, database)
         tune_gc_for_bulk_work()
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
         return
-    # The workers open their own connections; this process only supervises them.
-    database.dispose()
+    # The server processes open their own connections; this one supervises them, and runs the jobs
+    # when it does (a long training run then takes no time from serving requests).
+    if not jobs_here:
+        database.dispose()
     os.environ.update(settings_environment(settings))
-    configure_logging(settings.log_level)
     uvicorn.run(
         WORKER_APP,
         factory=True,

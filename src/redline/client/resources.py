@@ -391,3 +391,25 @@ class RewardModels:
     def pairs(self, model_id: str, *, page_size: int = 500) -> Iterator[dict[str, Any]]:
         """The pairs the model was built with, in their shuffled order: texts and where each came from."""
         return _offset_pages(self._http, f"{RM}/reward-models/{segment(model_id)}/pairs", "pairs", page_size)
+
+    def score(self, model_id: str, trace_ids: Sequence[str]) -> Sequence[dict[str, Any]]:
+        """Score up to 100 traces with a ready model: each score with its assistant actions' credits.
+        A model not ready yet is a ConflictError."""
+        body = {"trace_ids": list(trace_ids)}
+        answer = json_object(
+            self._http.request("POST", f"{RM}/reward-models/{segment(model_id)}/score", json=body), "scores"
+        )
+        return [json_object(item, "a score") for item in answer.get("scores", [])]
+
+    def active(self, project_id: str) -> dict[str, Any]:
+        """The ready model that scores the project's new traces (`reward_model_id` None: none)."""
+        return json_object(
+            self._http.request("GET", f"{RM}/projects/{segment(project_id)}/scoring"), "a project's scoring"
+        )
+
+    def activate(self, project_id: str, model_id: str | None) -> dict[str, Any]:
+        """Score every trace stored in the project from now on with this ready model (None: stop).
+        Needs the admin role in the project."""
+        path = f"{RM}/projects/{segment(project_id)}/scoring"
+        answer = self._http.request("PUT", path, json={"reward_model_id": model_id})
+        return json_object(answer, "a project's scoring")

@@ -12,14 +12,19 @@ from redline.console.errors import install_console_errors
 from redline.console.pages import (
     auth,
     correct,
-    corrector_groups,
+    corrections,
     datasets,
     human_reviews,
     members,
+    queue_rules,
     review,
     reward_models,
+    to_fix,
+    to_review,
     tokens,
     traces,
+    trends,
+    who_corrects,
 )
 from redline.console.timing import ServerTimingMiddleware
 
@@ -33,7 +38,9 @@ def create_console(config: Settings) -> FastAPI:
     console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
     for part in (auth, traces, correct, review, datasets, reward_models):
         console.include_router(part.router)
-    for setting in (human_reviews, members, tokens, corrector_groups):
+    for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):
+        console.include_router(correcting.router)
+    for setting in (human_reviews, members, tokens):
         console.include_router(setting.router)
     console.add_middleware(ServerTimingMiddleware)
     return console

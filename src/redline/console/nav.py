@@ -20,10 +20,14 @@ class MenuGroup:
 
 @dataclass(frozen=True)
 class Crumb:
-    """One step of a page's breadcrumbs; the last one, the page itself, has no link."""
+    """One step of a page's breadcrumbs; the last one, the page itself, has no link. A crumb with
+    `others` opens (▾) onto its sibling pages, named `others_label`, so a section's pages are one click
+    apart."""
 
     label: str
     href: str | None = None
+    others: tuple[Crumb, ...] = ()
+    others_label: str = ""
 
 
 MENU: tuple[MenuGroup, ...] = (
@@ -35,14 +39,20 @@ MENU: tuple[MenuGroup, ...] = (
             MenuItem("datasets", "Datasets", "/ui/datasets"),
         ),
     ),
-    MenuGroup("Improve", (MenuItem("reward-models", "Reward models", "/ui/reward-models"),)),
+    MenuGroup(
+        "Improve",
+        (
+            MenuItem("corrections", "Corrections", "/ui/corrections"),
+            MenuItem("reward-models", "Reward models", "/ui/reward-models"),
+        ),
+    ),
     MenuGroup(
         "Settings",
         (
             MenuItem("human-reviews", "Human reviews", "/ui/settings/human-reviews"),
             MenuItem("members", "Members", "/ui/settings/members"),
             MenuItem("tokens", "Tokens", "/ui/settings/tokens"),
-            MenuItem("corrector-groups", "Corrector groups", "/ui/settings/corrector-groups"),
+            MenuItem("corrector-groups", "Corrector groups", "/ui/corrections?tab=who-corrects"),
         ),
     ),
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from typing import TypedDict
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -29,3 +30,13 @@ def notice(sentences: Mapping[str, str], request: Request) -> str | None:
     if done not in sentences:
         return None
     return sentences[done].format_map(defaultdict(str, query.items()))
+
+
+class Outcome(TypedDict, total=False):
+    """What a page says of the last form sent: a refusal's sentence, its status and which of the
+    page's forms it refused (`error_at`), or the notice of a change done."""
+
+    error: str
+    error_at: str
+    status_code: int
+    notice: str | None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -31,8 +32,16 @@ def shown(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
+def moment(at: datetime) -> str:
+    """When something happened, as the corrections document words it ("3 Nov 2026, 12 PM"): the day and
+    the hour, in UTC like every time the console shows."""
+    at = at.astimezone(UTC)
+    return f"{at.day} {at:%b %Y}, {at.hour % 12 or 12} {'AM' if at.hour < 12 else 'PM'} UTC"
+
+
 # Helpers every template may call, so no page has to hand them in.
 _ENVIRONMENT.globals["shown"] = shown
+_ENVIRONMENT.filters["moment"] = moment
 
 
 def url_with(request: Request, **changes: object) -> str:

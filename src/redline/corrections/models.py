@@ -16,6 +16,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     and_,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -44,6 +45,39 @@ class Correction(Base):
         Index("ix_corrections_group_created", "corrector_group_id", "created_at", "id"),
         Index("ix_corrections_participant_created", "participant_id", "created_at", "id"),
         Index("ix_corrections_made_by_created", "made_by_id", "created_at", "id"),
+        # To fix reads each part a status at a time (`tofix`), newest first, however few of a project's
+        # corrections are left in it: an agent's or a flow's sorted to one fixer, or any sorted to none.
+        # Partial, so neither store ever tests a NULL inside the index (PostgreSQL would not read an
+        # index in order past one) and each range is an index's own.
+        Index(
+            "ix_corrections_fix_agents",
+            "project_id",
+            "status",
+            "sorted_to",
+            "created_at",
+            "id",
+            sqlite_where=text("flow_id IS NULL"),
+            postgresql_where=text("flow_id IS NULL"),
+        ),
+        Index(
+            "ix_corrections_fix_flows",
+            "project_id",
+            "status",
+            "sorted_to",
+            "created_at",
+            "id",
+            sqlite_where=text("flow_id IS NOT NULL"),
+            postgresql_where=text("flow_id IS NOT NULL"),
+        ),
+        Index(
+            "ix_corrections_fix_unsorted",
+            "project_id",
+            "status",
+            "created_at",
+            "id",
+            sqlite_where=text("sorted_to IS NULL"),
+            postgresql_where=text("sorted_to IS NULL"),
+        ),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)

@@ -35,12 +35,12 @@ def check_replay(
     only mentioned, so whoever reads a mustNotCall problem knows the replay did refuse."""
     listed: dict[str, list[Mapping[str, object]]] = {}
     for entry in should_call:
-        listed.setdefault(str(entry["tool"]), []).append(_args(entry))
+        listed.setdefault(str(entry["tool"]), []).append(listed_args(entry))
     made: dict[str, list[Mapping[str, object]]] = {}
     refused: dict[str, int] = {}
     for call in calls:
         tool = str(call["tool"])
-        made.setdefault(tool, []).append(_args(call))
+        made.setdefault(tool, []).append(listed_args(call))
         refused[tool] = refused.get(tool, 0) + (1 if call.get("refused") is True else 0)
 
     problems: list[str] = []
@@ -65,7 +65,7 @@ def check_replay(
     return ReplayVerdict(right=not problems, problems=tuple(problems))
 
 
-def _args(entry: Mapping[str, object]) -> Mapping[str, object]:
+def listed_args(entry: Mapping[str, object]) -> Mapping[str, object]:
     """An entry's arguments; missing or null is `{}`, which a listed call reads as "any arguments"."""
     args = entry.get("args")
     return args if isinstance(args, Mapping) else {}
@@ -75,12 +75,10 @@ def _times(count: int) -> str:
     return f"{count} time" if count == 1 else f"{count} times"
 
 
-def _matches(call_args: Mapping[str, object], listed_args: Mapping[str, object]) -> bool:
-    """Each field the listed call gives must be a top-level argument of the call, equal as a whole;
-    fields the listed call leaves out are not looked at."""
-    return all(
-        name in call_args and json_equal(call_args[name], value) for name, value in listed_args.items()
-    )
+def call_matches(call_args: Mapping[str, object], wanted: Mapping[str, object]) -> bool:
+    """Each field the listed call gives (`wanted`) must be a top-level argument of the call, equal as a
+    whole; fields the listed call leaves out are not looked at."""
+    return all(name in call_args and json_equal(call_args[name], value) for name, value in wanted.items())
 
 
 def _one_to_one(got: Sequence[Mapping[str, object]], wanted: Sequence[Mapping[str, object]]) -> bool:
@@ -89,7 +87,7 @@ def _one_to_one(got: Sequence[Mapping[str, object]], wanted: Sequence[Mapping[st
     First-fit is not enough: a call that matches a loose listed call (`{}`) may be the only one
     that can fill a strict one. Kuhn's augmenting paths find a pairing whenever one exists; the
     recursion is as deep as the tool's listed calls are many, which a correction keeps small."""
-    fits = [[index for index, listed in enumerate(wanted) if _matches(call, listed)] for call in got]
+    fits = [[index for index, listed in enumerate(wanted) if call_matches(call, listed)] for call in got]
     owner: list[int | None] = [None] * len(wanted)
 
     def place(call: int, tried: set[int]) -> bool:

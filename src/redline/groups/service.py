@@ -326,15 +326,22 @@ def applying_to_project(session: Session, project_id: uuid.UUID) -> list[Correct
     )
 
 
+def _by_id(session: Session, group_ids: Collection[uuid.UUID], column: Any) -> dict[uuid.UUID, Any]:
+    found: dict[uuid.UUID, Any] = {}
+    for chunk in in_chunks(sorted(group_ids)):
+        rows = session.execute(select(CorrectorGroup.id, column).where(CorrectorGroup.id.in_(chunk)))
+        found.update({row[0]: row[1] for row in rows})
+    return found
+
+
 def weights(session: Session, group_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, float]:
     """Each group's weight, removed groups included: their corrections still count with it."""
-    found: dict[uuid.UUID, float] = {}
-    for chunk in in_chunks(sorted(group_ids)):
-        rows = session.execute(
-            select(CorrectorGroup.id, CorrectorGroup.weight).where(CorrectorGroup.id.in_(chunk))
-        )
-        found.update(dict(rows.all()))
-    return found
+    return _by_id(session, group_ids, CorrectorGroup.weight)
+
+
+def names(session: Session, group_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """Each group's name, removed groups included: figures counted under one still name it."""
+    return _by_id(session, group_ids, CorrectorGroup.name)
 
 
 # ------------------------------------------------------------------------------------- naming a group

@@ -1,4 +1,5 @@
-"""Reward models, the traces each was asked to learn from, and the exact pairs it was built with."""
+"""Reward models, the traces each was asked to learn from, the exact pairs it was built with, what
+training made of them, and the scores it gives traces."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
@@ -37,6 +38,8 @@ class RewardModel(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The training job, whose progress a model in training shows.
+    job_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
 
 
 class RewardModelTrace(Base):
@@ -65,3 +68,53 @@ class PreferencePair(Base):
     rejected: Mapped[str] = mapped_column(Text)
     # Where each side came from: {"chosen": {"trace_id", "step_id"?, "annotation_ids"}, "rejected": {...}}.
     source_ids: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
+
+
+class RewardModelArtifact(Base):
+    """What training produced: the model kind and the self-contained bytes that score with it. In the
+    store, not on a disk, so every API process and worker can score with every model."""
+
+    __tablename__ = "reward_model_artifacts"
+
+    reward_model_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("reward_models.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(60))
+    blob: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class TraceScore(Base):
+    """One scoring of a trace by a ready reward model: the score, and each assistant action's credit.
+
+    Learned scores stay apart from annotations (rm-annotations.txt): people's feedback is never
+    rewritten by a model's opinion of it."""
+
+    __tablename__ = "trace_scores"
+    __table_args__ = (Index("ix_trace_scores_trace_scored", "trace_id", "scored_at"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    trace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
+    reward_model_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("reward_models.id", ondelete="CASCADE"), index=True
+    )
+    score: Mapped[float] = mapped_column(Float)
+    # [{"step_id", "index", "credit"}], one per assistant action, in step order.
+    credits: Mapped[list[dict[str, Any]]] = mapped_column(JSONDocument)
+    # The credits add up to the score exactly (an additive model), or are prefix-score differences.
+    exact: Mapped[bool] = mapped_column(Boolean)
+    scored_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ProjectScoring(Base):
+    """A project's active reward model: every trace stored in the project from `since` on is scored by
+    it in the background (`learning.autoscore`)."""
+
+    __tablename__ = "project_scoring"
+
+    project_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True
+    )
+    reward_model_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("reward_models.id", ondelete="CASCADE"))
+    since: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    set_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))

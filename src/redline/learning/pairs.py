@@ -43,9 +43,9 @@ _STEPS = cast(Table, Step.__table__)
 
 # A target's trace and step (None for the whole trace), as the evidence is looked up by.
 _TargetKey = tuple[uuid.UUID, uuid.UUID | None]
-# A stored step as `_steps_by_trace` reads it: a row with the attributes `traces.render` needs (role,
+# A stored step as `steps_by_trace` reads it: a row with the attributes `traces.render` needs (role,
 # content, tool_name, tool_input), plus its id, trace and index.
-_StepRow = Row[*tuple[Any, ...]]
+StepRow = Row[*tuple[Any, ...]]
 # A target as `rated_targets` reads it: trace, step (None for the whole trace), sum of its ratings.
 _SummedRow = Row[uuid.UUID, uuid.UUID | None, Any]
 
@@ -116,14 +116,14 @@ def _target_order(row: _SummedRow) -> tuple[int, int]:
     return (trace_id.int, -1 if step_id is None else step_id.int)
 
 
-def _steps_by_trace(session: Session, trace_ids: set[uuid.UUID]) -> dict[uuid.UUID, list[_StepRow]]:
+def steps_by_trace(session: Session, trace_ids: set[uuid.UUID]) -> dict[uuid.UUID, list[StepRow]]:
     """The steps of the traces in pairs, in order, as rows of only what rendering and locating a step need.
 
     4,000 pairs over 10,000 traces need ~100,000 steps. As ORM `Step` entities (identity map, instance
     state, every column) they took about twice as long to load as these rows (bench/README.md), and
     each was several more objects for the cyclic GC to rescan while the pairs are built.
     """
-    steps: dict[uuid.UUID, list[_StepRow]] = {trace_id: [] for trace_id in trace_ids}
+    steps: dict[uuid.UUID, list[StepRow]] = {trace_id: [] for trace_id in trace_ids}
     query = select(
         _STEPS.c.trace_id,
         _STEPS.c.id,
@@ -170,7 +170,7 @@ def _annotation_ids(session: Session, targets: set[Target]) -> dict[_TargetKey, 
     return found
 
 
-def _render(target: Target, steps: Sequence[_StepRow]) -> str:
+def _render(target: Target, steps: Sequence[StepRow]) -> str:
     if target.step_id is None:
         return render_trace(steps)
     position = next(i for i, step in enumerate(steps) if step.id == target.step_id)
@@ -208,7 +208,7 @@ def rating_pairs(
         chosen, rejected = product[part]
         chosen_pairs.append((chosen[offset // len(rejected)], rejected[offset % len(rejected)]))
     used = {target for pair in chosen_pairs for target in pair}
-    steps = _steps_by_trace(session, {target.trace_id for target in used})
+    steps = steps_by_trace(session, {target.trace_id for target in used})
     evidence = _annotation_ids(session, used)
     texts = {target: _render(target, steps[target.trace_id]) for target in used}
     return [

@@ -1,8 +1,7 @@
 """Reward-model records: which traces a model learns from, and the pairs it was built with.
 
 Creating a model builds its pairs at once and keeps them, so what a model learned from can always be
-shown. Training them into a model is the job of a trainer that this release does not have yet: a new
-model is `queued`, and its `status_detail` says so.
+shown, and queues its training job in the same transaction (`training.py`).
 """
 
 from __future__ import annotations
@@ -17,17 +16,15 @@ from sqlalchemy.orm import Session
 from redline.db import bulk_insert, in_chunks, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.service import Actor, visible_projects
+from redline.jobs.models import Job
+from redline.learning import training
+from redline.learning.correction_pairs import correction_pairs
 from redline.learning.models import PreferencePair, RewardModel, RewardModelTrace
 from redline.learning.pairs import DEFAULT_MAX_PAIRS, Pair, rating_pairs
 from redline.traces.models import Trace
 
 MIN_PAIRS = 2
 MAX_PAIRS_LIMIT = 100_000
-# Trace ids per access-check query: well inside every backend's bound-parameter limit.
-QUEUED_DETAIL = (
-    "Queued: the pairs are built and kept with the model; this Redline release has no trainer yet, "
-    "so the model stays queued until one is added."
-)
 
 
 def max_pairs_of(config: dict[str, Any]) -> int:
@@ -40,7 +37,7 @@ def max_pairs_of(config: dict[str, Any]) -> int:
     return value
 
 
-def _readable_traces(session: Session, actor: Actor, trace_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
+def readable_traces(session: Session, actor: Actor, trace_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
     """The traces, in the order given without repeats, each one the actor can read.
 
     A model may name tens of thousands of traces, so access is checked a chunk of them per query
@@ -66,7 +63,14 @@ def preview_pairs(
     session: Session, actor: Actor, trace_ids: Sequence[uuid.UUID], max_pairs: int = DEFAULT_MAX_PAIRS
 ) -> list[Pair]:
     """The pairs a model of these traces would be built with, without making one."""
-    return rating_pairs(session, _readable_traces(session, actor, trace_ids), max_pairs)
+    return feedback_pairs(session, readable_traces(session, actor, trace_ids), max_pairs)
+
+
+def feedback_pairs(session: Session, trace_ids: Sequence[uuid.UUID], max_pairs: int) -> list[Pair]:
+    """The traces' pairs in the order issue 7 lists the sources — explicit ratings, then corrections —
+    capped at `max_pairs` in all."""
+    pairs = rating_pairs(session, trace_ids, max_pairs)
+    return pairs + correction_pairs(session, trace_ids, max_pairs - len(pairs))
 
 
 def create(
@@ -74,12 +78,13 @@ def create(
 ) -> RewardModel:
     """A queued reward model with its pairs; fewer than two usable pairs is refused."""
     max_pairs = max_pairs_of(config)
-    traces = _readable_traces(session, actor, trace_ids)
-    pairs = rating_pairs(session, traces, max_pairs)
+    traces = readable_traces(session, actor, trace_ids)
+    pairs = feedback_pairs(session, traces, max_pairs)
     if len(pairs) < MIN_PAIRS:
         raise Invalid(
             f"training needs at least {MIN_PAIRS} usable pairs; the selected traces give {len(pairs)}: "
-            "rate whole traces or steps + and − (flagged ratings and ratings that cancel don't count)",
+            "rate whole traces or steps + and − (flagged ratings and ratings that cancel don't count), "
+            "or correct their runs' answers (with what they should have said) or decisions",
             details={"field": "trace_ids", "pairs": len(pairs)},
         )
     epochs = config.get("epochs", 1)
@@ -88,7 +93,6 @@ def create(
         workspace_id=actor.workspace_id,
         name=name,
         status="queued",
-        status_detail=QUEUED_DETAIL,
         base_model=config.get("base_model") if isinstance(config.get("base_model"), str) else None,
         compute="cpu",
         epochs=epochs if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0 else 1,
@@ -100,6 +104,7 @@ def create(
     )
     session.add(model)
     session.flush()
+    training.queue_training(session, model)
     bulk_insert(
         session,
         cast(Table, RewardModelTrace.__table__),
@@ -203,3 +208,13 @@ def pairs_page(
         select(func.count()).select_from(PreferencePair).where(PreferencePair.reward_model_id == model.id)
     )
     return list(page), int(total or 0)
+
+
+def progress_of(session: Session, model: RewardModel) -> tuple[float, str | None] | None:
+    """How far a model's training has got (0–1, and what it is doing), while it is queued or training."""
+    if model.status not in ("queued", "training") or model.job_id is None:
+        return None
+    job = session.get(Job, model.job_id)
+    if job is None:
+        return None
+    return (job.progress or 0.0, job.progress_note)

@@ -13,18 +13,20 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, func, or_, select
+from sqlalchemy import ColumnElement, and_, exists, func, not_, or_, select
 from sqlalchemy.orm import Session
 
 from redline.corrections.models import COUNTED, Correction
 from redline.db import in_chunks
 from redline.errors import Invalid
 from redline.groups import service as groups
+from redline.groups.models import CorrectorGroup
 from redline.identity.service import Actor, holds, project_role, require_project_role
+from redline.idpages import IdPage, id_page
 from redline.jsonio import iso
 from redline.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
 from redline.queues.expert import DISMISSED, OPEN, STATES
@@ -55,12 +57,13 @@ class QueueFilters:
 
 @dataclass(frozen=True)
 class RuleEntry:
-    """A rule that queued the item, at the version that did."""
+    """A rule that queued the item, at the version that did, and whether it has the correction it wants."""
 
     rule_id: uuid.UUID
     version: int
     name: str
     wanted_group_id: uuid.UUID | None
+    satisfied: bool
 
 
 @dataclass(frozen=True)
@@ -80,13 +83,21 @@ def _may_write(session: Session, actor: Actor, project_id: uuid.UUID) -> bool:
     return holds(role, "write")
 
 
-def _closable_by(session: Session, actor: Actor, project_id: uuid.UUID) -> ColumnElement[bool]:
-    """Items the actor can close: open, with a rule still waiting for a correction the actor may give
-    (any correction, or one of a group that applies to the run and whose restriction the actor meets)."""
+def _givable(
+    session: Session, actor: Actor, project_id: uuid.UUID
+) -> tuple[list[CorrectorGroup], list[uuid.UUID]]:
+    """The groups applying to the project's runs whose correction the actor may give, and the ids of
+    those that apply to all of them (the others apply to one agent's)."""
     givable = [
         group for group in groups.applying_to_project(session, project_id) if groups.may_give(actor, group)
     ]
-    everywhere = [group.id for group in givable if groups.applies_to(group, project_id, None)]
+    return givable, [group.id for group in givable if groups.applies_to(group, project_id, None)]
+
+
+def _closable_by(session: Session, actor: Actor, project_id: uuid.UUID) -> ColumnElement[bool]:
+    """Items the actor can close: open, with a rule still waiting for a correction the actor may give
+    (any correction, or one of a group that applies to the run and whose restriction the actor meets)."""
+    givable, everywhere = _givable(session, actor, project_id)
     wanted: list[ColumnElement[bool]] = [ExpertItemRule.wanted_group_id.is_(None)]
     if everywhere:
         wanted.append(ExpertItemRule.wanted_group_id.in_(everywhere))
@@ -150,7 +161,7 @@ def _rules(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, li
         )
         for entry, name in rows:
             found[entry.run_id].append(
-                RuleEntry(entry.rule_id, entry.rule_version, name, entry.wanted_group_id)
+                RuleEntry(entry.rule_id, entry.rule_version, name, entry.wanted_group_id, entry.satisfied)
             )
     return found
 
@@ -179,6 +190,15 @@ def _views(session: Session, items: Sequence[ExpertItem], may_write: bool) -> li
     ]
 
 
+def _matching(
+    session: Session, actor: Actor, project_id: uuid.UUID, filters: QueueFilters
+) -> tuple[list[ColumnElement[bool]], bool]:
+    """What the filters match (read access checked), and whether the actor may write, as items show it."""
+    filters = filters.checked()
+    may_write = _may_write(session, actor, project_id)
+    return _filtered(session, actor, project_id, filters, may_write), may_write
+
+
 def list_items(
     session: Session,
     actor: Actor,
@@ -192,9 +212,7 @@ def list_items(
     `limit` 0 counts only."""
     if not 0 <= limit <= MAX_LIMIT:
         raise Invalid(f"limit is from 0 to {MAX_LIMIT}.", details={"field": "limit"})
-    filters = filters.checked()
-    may_write = _may_write(session, actor, project_id)
-    where = _filtered(session, actor, project_id, filters, may_write)
+    where, may_write = _matching(session, actor, project_id, filters)
     total = session.scalar(select(func.count()).select_from(ExpertItem).where(*where)) or 0
     if limit == 0:
         return Page([], None), total
@@ -209,6 +227,67 @@ def list_items(
     items = items[:limit]
     next_cursor = time_cursor(items[-1].added_at, items[-1].run_id) if more else None
     return Page(_views(session, items, may_write), next_cursor), total
+
+
+def page_items(
+    session: Session,
+    actor: Actor,
+    project_id: uuid.UUID,
+    filters: QueueFilters,
+    *,
+    limit: int,
+    starting_after: str | None = None,
+    ending_before: str | None = None,
+    newest_first: bool = False,
+) -> IdPage[ItemView]:
+    """A page of the queue named by the runs at its edges, oldest or newest queued first, without the
+    total: the console pages both ways and sorts by when a run was queued, which the index on (project,
+    state, queued) serves either way, and counting a 100,000-run queue on every page is not needed."""
+    where, may_write = _matching(session, actor, project_id, filters)
+    page = id_page(
+        session,
+        select(ExpertItem).where(*where),
+        [ExpertItem.added_at, ExpertItem.run_id],
+        limit=limit,
+        starting_after=starting_after,
+        ending_before=ending_before,
+        descending=newest_first,
+    )
+    return IdPage(_views(session, page.items, may_write), page.has_more)
+
+
+def waiting_for_others(session: Session, actor: Actor, project_id: uuid.UUID, filters: QueueFilters) -> int:
+    """How many waiting items the filters match that the actor can't close, each of its waiting rules
+    wanting a group the actor may not give: what `for_me` leaves out ("2 more wait for other correctors.").
+
+    Read from the waiting entries of the rules that want such a group, so it costs what waits for
+    others, not the whole queue."""
+    where, may_write = _matching(session, actor, project_id, replace(filters, states=(OPEN,), for_me=False))
+    if not may_write:
+        # Closing an item takes correcting its run, which takes write access: every one is another's.
+        return session.scalar(select(func.count()).select_from(ExpertItem).where(*where)) or 0
+    _, everywhere = _givable(session, actor, project_id)
+    rules = select(QueueRule.rule_id).where(
+        QueueRule.project_id == project_id,
+        QueueRule.queue_id.is_(None),
+        QueueRule.corrector_group_id.is_not(None),
+        QueueRule.corrector_group_id.not_in(everywhere),
+    )
+    # The runs waiting for such a rule, read through the rules' index: the items looked at are those.
+    waiting_for_them = select(ExpertItemRule.run_id).where(
+        ExpertItemRule.rule_id.in_(rules),
+        ExpertItemRule.satisfied.is_(False),
+        ExpertItemRule.wanted_group_id.is_not(None),
+        ExpertItemRule.wanted_group_id.not_in(everywhere),
+    )
+    counted = (
+        select(func.count())
+        .select_from(ExpertItem)
+        .where(
+            ExpertItem.run_id.in_(waiting_for_them), *where, not_(_closable_by(session, actor, project_id))
+        )
+    )
+    return session.scalar(counted) or 0
 
 
 def item_view(session: Session, actor: Actor, item: ExpertItem) -> ItemView:

@@ -27,7 +27,7 @@ from redline.identity.service import Actor, require_project_role
 from redline.jsonio import is_number, iso
 from redline.paging import Page, check_limit, decode_cursor, decode_time_cursor, encode_cursor, time_cursor
 from redline.queues import expert, ruleversions
-from redline.queues.models import QueueRule
+from redline.queues.models import QueueRule, QueueRuleCounter
 from redline.queues.rules import DEFAULT_STATUS, RunFacts, check_sample, check_when, matches, sampled
 from redline.queues.ruleversions import VERSIONED, next_version, stop, unknown_producer
 from redline.traces.models import Trace
@@ -286,32 +286,79 @@ def find_rule(session: Session, actor: Actor, rule_id: uuid.UUID) -> RuleView:
         raise rule_not_found(rule_id) from None
 
 
+# How the rules list may be ordered: oldest made first (the wire's order), by name, by runs waiting.
+RULE_SORTS = ("made", "name", "open")
+
+
 def list_rules(
-    session: Session, actor: Actor, project_id: uuid.UUID, *, limit: int, cursor: str | None = None
+    session: Session,
+    actor: Actor,
+    project_id: uuid.UUID,
+    *,
+    limit: int,
+    cursor: str | None = None,
+    search: str | None = None,
+    sort: str = "made",
+    descending: bool = False,
 ) -> Page[RuleView]:
-    """The project's live rules (each its newest version), oldest first by when each was made."""
+    """The project's live rules (each its newest version), oldest first by when each was made, or by
+    `sort` (`RULE_SORTS`: its name, any case; how many of its runs wait); `search` keeps those whose
+    name holds it (any case). Each page is a range read after the cursor, however deep."""
     require_project_role(session, actor, project_id, "read")
     check_limit(limit)
+    if sort not in RULE_SORTS:
+        raise _bad("sort", f'"{sort}" is not one of {", ".join(RULE_SORTS)}.')
     made = (
         select(QueueRule.rule_id, func.min(QueueRule.created_at).label("made"))
         .where(QueueRule.project_id == project_id, QueueRule.queue_id.is_(None))
         .group_by(QueueRule.rule_id)
         .subquery()
     )
+    key: Any = {
+        "made": made.c.made,
+        "name": func.lower(QueueRule.name),
+        "open": func.coalesce(QueueRuleCounter.open_items, 0),
+    }[sort]
     query = (
         _expert_rules()
-        .add_columns(made.c.made)
+        .add_columns(key)
         .join(made, made.c.rule_id == QueueRule.rule_id)
         .where(ruleversions.LIVE)
     )
+    if sort == "open":
+        query = query.outerjoin(QueueRuleCounter, QueueRuleCounter.rule_id == QueueRule.rule_id)
+    if search:
+        query = query.where(func.lower(QueueRule.name).contains(search.lower(), autoescape=True))
     if cursor:
-        at, after = decode_time_cursor(cursor)
-        query = query.where(or_(made.c.made > at, and_(made.c.made == at, QueueRule.rule_id > after)))
-    rows = session.execute(query.order_by(made.c.made, QueueRule.rule_id).limit(limit + 1)).all()
+        at, after = _rules_cursor(cursor, sort)
+        beyond = (
+            (key < at, QueueRule.rule_id < after) if descending else (key > at, QueueRule.rule_id > after)
+        )
+        query = query.where(or_(beyond[0], and_(key == at, beyond[1])))
+    order = (key.desc(), QueueRule.rule_id.desc()) if descending else (key, QueueRule.rule_id)
+    rows = session.execute(query.order_by(*order).limit(limit + 1)).all()
     more = len(rows) > limit
     rows = rows[:limit]
-    next_cursor = time_cursor(rows[-1][1], rows[-1][0].rule_id) if more else None
+    next_cursor = _rules_cursor_at(sort, rows[-1][1], rows[-1][0].rule_id) if more else None
     return Page(_views(session, [rule for rule, _ in rows]), next_cursor)
+
+
+def _rules_cursor_at(sort: str, at: Any, rule_id: uuid.UUID) -> str:
+    """The cursor after a row whose sort key is `at`: the wire's time cursor when sorted as made."""
+    return time_cursor(at, rule_id) if sort == "made" else encode_cursor(str(at), str(rule_id))
+
+
+def _rules_cursor(cursor: str, sort: str) -> tuple[Any, uuid.UUID]:
+    """The sort key and rule id a cursor of the list in this order carries; anything else is bad input."""
+    if sort == "made":
+        return decode_time_cursor(cursor)
+    at, ident = decode_cursor(cursor, 2)
+    try:
+        return (int(at) if sort == "open" else at), uuid.UUID(ident)
+    except ValueError:
+        raise Invalid(
+            f'"{cursor}" is not a cursor this list gave out.', details={"field": "cursor"}
+        ) from None
 
 
 def _wire_value(rule: QueueRule, name: str) -> Any:

@@ -29,7 +29,7 @@ from redline.queues.models import Queue, QueueItem
 from redline.queues.navigation import Place, step
 from redline.queues.service import queue_for, review_keys
 from redline.reviews.models import ReviewKey
-from redline.reviews.said import Said, said_about
+from redline.reviews.said import Said, own_value, said_about
 from redline.traces.attributes import MODEL_ATTRIBUTES, PROVIDER_ATTRIBUTES, text_attribute
 from redline.traces.models import Span, Step, Trace
 from redline.traces.service import producer_names
@@ -147,11 +147,8 @@ def _fill(session: Session, actor: Actor, screen: ItemScreen, item: QueueItem, t
             if target is None or said.span_key == target:
                 screen.evaluations.append(said)
         elif said.span_key == target:
-            mine = annotation.author_id == actor.principal_id and not (annotation.meta or {}).get(
-                "identity_id"
-            )
-            if mine and annotation.key is not None:
-                screen.mine[annotation.key] = annotation.value
+            if own_value(said, actor):
+                screen.mine[str(annotation.key)] = annotation.value
             else:
                 screen.others.append(said)
     screen.comments = list(

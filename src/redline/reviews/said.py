@@ -65,6 +65,18 @@ def said_about(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UU
     return found
 
 
+def own_value(said: Said, actor: Actor) -> bool:
+    """Whether this is the actor's own value of a key, said as themselves rather than for an end user a
+    service key named (`identity_id`): the value a review form shows the actor as theirs to change."""
+    annotation = said.annotation
+    return (
+        not said.is_evaluation
+        and annotation.key is not None
+        and annotation.author_id == actor.principal_id
+        and not (annotation.meta or {}).get("identity_id")
+    )
+
+
 def on_span(said: Iterable[Said], span_key: str | None) -> list[Said]:
     return [item for item in said if item.span_key == span_key]
 

@@ -9,7 +9,9 @@ instead of by what the agent did.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 STEP_SEPARATOR = "\n\n"
@@ -64,3 +66,57 @@ def render_prefix(steps: Sequence[RenderableStep], index: int) -> str:
     if not 0 <= index < len(steps):
         raise IndexError(f"step {index} is not in a trace of {len(steps)} steps")
     return render_trace(steps[: index + 1])
+
+
+@dataclass(frozen=True)
+class RenderedStep:
+    """A step read back from rendered text: what a reward model sees of it, and all a `RenderableStep` is."""
+
+    role: str
+    content: str
+    tool_name: str | None = None
+    tool_input: dict[str, Any] | None = None
+
+
+# A step starts after a separator at the start of a rendered step: a role's prefix or a bare tool call.
+_STEP_START = re.compile(r"\n\n(?=(?:user|assistant|tool): |assistant → )")
+_TOOL_CALL = re.compile(r"assistant → ([^\n(]*)\((.*)\)")
+
+
+def split_rendered(text: str) -> list[RenderedStep]:
+    """The inverse of `render_trace`: training pairs are stored as text, and a model scores steps.
+
+    Rendering is not injective, so this reads the natural way: a step starts at every blank line
+    followed by `user: `, `assistant: `, `tool: ` or `assistant → `, and an assistant step whose last
+    line is `assistant → name({…})` with a JSON object in the parentheses is a tool call (the call line
+    is always one line: `json.dumps` escapes newlines). Content that itself holds such a blank line
+    splits there, and so does a call whose text ends in a newline (the text and the call read as two
+    steps). A tool call without arguments comes back with `{}`, a tool result without its tool's
+    name, as neither is in the text.
+    """
+    if not text:
+        return []
+    return [_read_step(block) for block in _STEP_START.split(text)]
+
+
+def _read_step(block: str) -> RenderedStep:
+    text, _, last_line = block.rpartition("\n")
+    call = _tool_call(last_line)
+    if call is not None and (text == "" or text.startswith("assistant: ")):
+        name, arguments = call
+        return RenderedStep("assistant", text.removeprefix("assistant: "), name, arguments)
+    role, separator, content = block.partition(": ")
+    if not separator or "\n" in role:
+        raise ValueError(f"not a rendered step: {block[:80]!r}")
+    return RenderedStep(role, content)
+
+
+def _tool_call(line: str) -> tuple[str, dict[str, Any]] | None:
+    match = _TOOL_CALL.fullmatch(line)
+    if match is None:
+        return None
+    try:
+        arguments = json.loads(match.group(2))
+    except ValueError:
+        return None
+    return (match.group(1), arguments) if isinstance(arguments, dict) else None

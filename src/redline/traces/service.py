@@ -7,10 +7,10 @@ Ingest writes with Core bulk inserts rather than ORM units of work: a batch of 1
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from sqlalchemy import Select, Table, and_, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
@@ -19,6 +19,7 @@ from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
+from redline.learning import autoscore
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.queues import autoqueue
 from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
@@ -290,7 +291,10 @@ def ingest_runs(
 
     _write(session, writes)
     # Automations queue the runs their rules pick, in this same transaction (rules loaded once per batch).
-    autoqueue.on_ingest(session, [*writes.new_traces, *writes.replaced_traces])
+    written = [*writes.new_traces, *writes.replaced_traces]
+    autoqueue.on_ingest(session, written)
+    # Projects with an active reward model score what was written, in the background.
+    autoscore.on_ingest(session, written)
     return results
 
 
@@ -327,19 +331,37 @@ def _write(session: Session, writes: _Writes) -> None:
 # -------------------------------------------------------------------------------------------------- read
 
 
+class Produced(Protocol):
+    """Anything that names the agent or flow it came from: a trace, a queue item, a correction."""
+
+    @property
+    def agent_id(self) -> uuid.UUID | None: ...
+
+    @property
+    def flow_id(self) -> uuid.UUID | None: ...
+
+
 def producer_names(
-    session: Session, traces: Sequence[Trace]
+    session: Session, traces: Sequence[Produced]
 ) -> tuple[dict[uuid.UUID, str], dict[uuid.UUID, str]]:
-    """The names of the traces' agents and flows, by id, in a query for each kind."""
-    agent_ids = list({t.agent_id for t in traces if t.agent_id})
-    flow_ids = list({t.flow_id for t in traces if t.flow_id})
+    """The names of the traces' agents and flows (or those of anything else `Produced`), by id, in a
+    query for each kind."""
+    return names_of_producers(
+        session, {t.agent_id for t in traces if t.agent_id}, {t.flow_id for t in traces if t.flow_id}
+    )
+
+
+def names_of_producers(
+    session: Session, agent_ids: Collection[uuid.UUID], flow_ids: Collection[uuid.UUID]
+) -> tuple[dict[uuid.UUID, str], dict[uuid.UUID, str]]:
+    """The names of these agents and flows, by id, in a query for each kind (none for no ids)."""
     agents = (
-        dict(session.execute(select(Agent.id, Agent.name).where(Agent.id.in_(agent_ids))).all())
+        dict(session.execute(select(Agent.id, Agent.name).where(Agent.id.in_(list(agent_ids)))).all())
         if agent_ids
         else {}
     )
     flows = (
-        dict(session.execute(select(Flow.id, Flow.name).where(Flow.id.in_(flow_ids))).all())
+        dict(session.execute(select(Flow.id, Flow.name).where(Flow.id.in_(list(flow_ids)))).all())
         if flow_ids
         else {}
     )

@@ -16,9 +16,10 @@ from starlette.responses import Response
 
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.forms import form_number, refusal, text_or_none, unparsed
-from redline.console.notices import notice, see_other
+from redline.console.notices import Outcome, notice, see_other
+from redline.console.projects import choose_project
 from redline.console.session import SignedIn
-from redline.console.settings_area import Outcome, choose_project, settings_page
+from redline.console.settings_area import settings_page
 from redline.db import Database
 from redline.errors import RedlineError
 from redline.idpages import MAX_LIMIT

@@ -15,9 +15,10 @@ from starlette.responses import Response
 
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.forms import form_id, refusal
-from redline.console.notices import notice, see_other
+from redline.console.notices import Outcome, notice, see_other
+from redline.console.projects import choose_project
 from redline.console.session import SignedIn
-from redline.console.settings_area import Outcome, choose_project, settings_page
+from redline.console.settings_area import settings_page
 from redline.db import Database
 from redline.errors import Invalid, RedlineError
 from redline.identity import members as membership

@@ -1,9 +1,10 @@
 """Improve › Reward models: the workspace's reward models and, for one, its record and the exact pairs it
 was built with, through `learning.service` as the rm surface's /reward-models routes read them.
 
-Models stay `queued` until a trainer exists: the page shows the stored status and its sentence as they
-are, and metrics only when a model has them. Pairs are paged by offset, the only paging the service
-offers for them (a model keeps its pairs in one stored order).
+A model is queued, then trains in the background (`learning.training`): the page shows the stored status
+and its sentence as they are, how far training has got while it runs, and metrics once it has them.
+Pairs are paged by offset, the only paging the service offers for them (a model keeps its pairs in one
+stored order).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def reward_model_page(
     with db.read() as session:
         model = learning.get_model(session, who.actor, model_id)
         trace_count = learning.trace_count(session, model.id)
+        progress = learning.progress_of(session, model)
         pairs, total = learning.pairs_page(session, who.actor, model.id, limit=PAIRS_PER_PAGE, offset=offset)
     return AREA.page(
         request,
@@ -63,6 +65,7 @@ def reward_model_page(
         Crumb(model.name),
         model=model,
         trace_count=trace_count,
+        progress=progress,
         pairs=pairs,
         total=total,
         offset=offset,

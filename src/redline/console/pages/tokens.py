@@ -15,9 +15,9 @@ from starlette.responses import RedirectResponse, Response
 
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.forms import form_id, refusal
-from redline.console.notices import notice, see_other
+from redline.console.notices import Outcome, notice, see_other
 from redline.console.session import SignedIn, end_session
-from redline.console.settings_area import Outcome, settings_page
+from redline.console.settings_area import settings_page
 from redline.db import Database
 from redline.errors import Invalid, RedlineError
 from redline.identity import service as identity

@@ -4,7 +4,9 @@ The list is `traces.listing` (keyset pages, sorted by a column, filtered on what
 view state in the address. The trace page shows the steps in order and, for the whole trace and each
 step, what people said; rating, commenting (on the step or on text selected in it) and flagging a label
 error save in place through JSON routes that call `annotations.service`, so the rules and their
-sentences are the rm surface's.
+sentences are the rm surface's. Below the steps, the project's human reviews on the whole trace and on
+each span: a writer sets and clears their own values in place through `reviews.annotate`, as the /v2 span
+annotation route and the review screen do.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import pairwise
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from sqlalchemy.orm import Session
@@ -25,14 +27,23 @@ from redline.annotations.document import feedback_fields
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.console.areas import Area
+from redline.console.credit import heatmap
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.nav import Crumb
+from redline.console.pages.review import ReviewSave
 from redline.console.paging import cursor_url
 from redline.db import path_id
 from redline.errors import Invalid
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, holds, project_role, visible_projects
-from redline.reviews.said import Said, said_about
+from redline.idpages import MAX_LIMIT
+from redline.learning import scoring
+from redline.reviews import annotate
+from redline.reviews import service as review_keys
+from redline.reviews.models import ReviewKey
+from redline.reviews.said import Said, own_value, said_about
+from redline.reviews.schemas import ValueIn
+from redline.reviews.values import number_text
 from redline.traces import listing
 from redline.traces import service as traces
 from redline.traces.models import Step
@@ -238,6 +249,43 @@ def _role_in(session: Session, actor: Actor, project_id: uuid.UUID) -> ProjectRo
     return project_role(session, actor, session.get_one(Project, project_id))
 
 
+@dataclass
+class ReviewPlace:
+    """The whole trace or one of its spans, as the human reviews below the steps show it.
+
+    `address` names it in the save route's path: a span's own id, or the trace's id for the trace as a
+    whole (as queue items name it). `mine` is the signed-in writer's value of each of the project's keys,
+    which the widgets show; `said` is everything else said there: other people's values, values under
+    keys the project no longer defines, evaluator results.
+    """
+
+    address: str
+    name: str
+    kind: str | None
+    whole: bool = False
+    mine: dict[str, Any] = field(default_factory=dict)
+    said: list[Said] = field(default_factory=list)
+
+
+def review_places(
+    view: RunView, reviews: list[Said], actor: Actor, keys: list[ReviewKey], can_write: bool
+) -> list[ReviewPlace]:
+    """The whole trace, then each span in the run's order, with what was said there. A place is left
+    out when there is nothing to show on it: nothing said, and no widget to offer."""
+    whole = ReviewPlace(str(view.trace.id), "The whole trace", None, whole=True)
+    places: dict[str | None, ReviewPlace] = {None: whole}
+    places.update((span.span_id, ReviewPlace(span.span_id, span.name, span.kind)) for span in view.spans)
+    defined = {key.key for key in keys}
+    for item in reviews:
+        place = places[item.span_key]
+        if can_write and own_value(item, actor) and item.annotation.key in defined:
+            place.mine[str(item.annotation.key)] = item.annotation.value
+        else:
+            place.said.append(item)
+    offered = can_write and bool(keys)
+    return [place for place in places.values() if offered or place.said]
+
+
 @router.get("/traces/{trace_id}")
 def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response:
     ident = path_id(trace_id, "run")
@@ -246,6 +294,10 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response
         said = [a for a in annotation_service.for_trace(session, who.actor, ident) if _is_feedback(a)]
         reviews = said_about(session, [ident])[ident]
         role = _role_in(session, who.actor, view.trace.project_id)
+        keys = review_keys.list_keys(
+            session, who.actor, project_id=view.trace.project_id, limit=MAX_LIMIT
+        ).items
+        _, latest = scoring.scores_of(session, ident)
     by_step: dict[uuid.UUID | None, list[Annotation]] = {}
     for annotation in said:
         by_step.setdefault(annotation.step_id, []).append(annotation)
@@ -259,7 +311,9 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response
         )
         for step in view.steps
     ]
-    span_names = {span.span_id: span.name for span in view.spans}
+    can_write = holds(role, "write")
+    # In key order, as a queue that names no reviews offers its project's.
+    keys.sort(key=lambda key: key.key)
     name = trace_name(view)
     return AREA.page(
         request,
@@ -272,22 +326,15 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response
         name=name,
         steps=steps,
         trace_said=by_step.get(None, []),
-        trace_reviews=[item for item in reviews if item.span_key is None],
-        span_reviews=_by_span(reviews),
-        span_names=span_names,
-        can_write=holds(role, "write"),
+        review_keys=keys,
+        review_places=review_places(view, reviews, who.actor, keys, can_write),
+        can_write=can_write,
         is_admin=role == "admin",
         me=who.actor.principal_id,
         not_scored=NOT_SCORED,
+        heat=heatmap(latest),
+        num=number_text,
     )
-
-
-def _by_span(reviews: list[Said]) -> list[tuple[str, list[Said]]]:
-    grouped: dict[str, list[Said]] = {}
-    for item in reviews:
-        if item.span_key is not None:
-            grouped.setdefault(item.span_key, []).append(item)
-    return list(grouped.items())
 
 
 # ----------------------------------------------------------------------------------------- in-place saves
@@ -316,3 +363,20 @@ def delete_annotation(annotation_id: str, who: Changer, db: Db) -> JSONResponse:
     with db.write() as session:
         annotation_service.delete(session, who.actor, path_id(annotation_id, "annotation"))
     return JSONResponse({"deleted": annotation_id})
+
+
+@router.post("/traces/{trace_id}/spans/{span_id}/values")
+def save_value(trace_id: str, span_id: str, body: ReviewSave, who: Changer, db: Db) -> JSONResponse:
+    """Set the signed-in person's value of one human review on a span (the trace's own id: on the trace
+    as a whole), or with null take it back, through the service the /v2 span annotation route calls, so
+    its checks and sentences are the document's. Answers the value as stored."""
+    ident = path_id(trace_id, "run")
+    span_key = "" if span_id in (trace_id, str(ident)) else span_id
+    with db.write() as session:
+        if body.value is None or body.value == []:
+            annotate.remove_values(session, who.actor, ident, span_key, keys=[body.key])
+            return JSONResponse({"key": body.key, "value": None})
+        saved, *_ = annotate.save_values(
+            session, who.actor, ident, span_key, [ValueIn(key=body.key, value=body.value)]
+        )
+        return JSONResponse({"key": body.key, "value": saved.value})

@@ -19,64 +19,11 @@
     }
   }
 
-  function report(box, message, failed) {
-    const status = box.querySelector(".key-status");
-    const error = box.querySelector(".key-error, .error");
-    if (status) status.textContent = failed ? "" : message;
-    if (error) { error.textContent = failed ? message : ""; error.hidden = !failed; }
-  }
-
   // ------------------------------------------------------------------------------------ review values
-  async function saveValue(box, value) {
-    report(box, "Saving…", false);
-    try {
-      const answer = await redline.save(base + "/review", { key: box.dataset.key, value: value });
-      showProgress(answer);
-      report(box, value === null ? "Removed." : "Saved.", false);
-      return true;
-    } catch (error) {
-      report(box, error.message, true);
-      return false;
-    }
-  }
-
-  async function pick(box, button) {
-    const buttons = Array.from(box.querySelectorAll("button.option"));
-    const before = buttons.map((one) => one.getAttribute("aria-pressed"));
-    let value;
-    if (box.dataset.multiple === "true") {
-      button.setAttribute("aria-pressed", button.getAttribute("aria-pressed") === "true" ? "false" : "true");
-      value = buttons.filter((one) => one.getAttribute("aria-pressed") === "true").map((one) => one.dataset.value);
-      if (value.length === 0) value = null;
-    } else {
-      const wasOn = button.getAttribute("aria-pressed") === "true";
-      buttons.forEach((one) => one.setAttribute("aria-pressed", "false"));
-      button.setAttribute("aria-pressed", wasOn ? "false" : "true");
-      value = wasOn ? null : button.dataset.value;
-    }
-    if (!(await saveValue(box, value))) {
-      buttons.forEach((one, index) => one.setAttribute("aria-pressed", before[index]));
-    }
-  }
-
+  // Each review's widget saves on the item (review_widgets.js); its answer carries the queue's progress.
+  const pickers = new Map();
   root.querySelectorAll("fieldset.review-key").forEach((box) => {
-    box.querySelectorAll("button.option").forEach((button) => {
-      button.addEventListener("click", () => pick(box, button));
-    });
-    const slider = box.querySelector('input[type="range"]');
-    if (slider) {
-      const shown = box.querySelector("output");
-      slider.addEventListener("input", () => { shown.textContent = slider.value; });
-      slider.addEventListener("change", () => saveValue(box, Number(slider.value)));
-    }
-    const text = box.querySelector(".text-value input");
-    if (text) {
-      const send = () => saveValue(box, text.value.trim() === "" ? null : text.value);
-      text.addEventListener("keydown", (event) => {
-        if (event.key === "Enter") { event.preventDefault(); send(); }
-      });
-      box.querySelector(".save-text").addEventListener("click", send);
-    }
+    pickers.set(box, redline.reviewKey(box, base + "/review", showProgress));
   });
 
   // ---------------------------------------------------------------------------------------- comment
@@ -197,6 +144,6 @@
     const box = focused || root.querySelector("fieldset.review-key[data-numbered='true']");
     if (!box) return;
     const button = box.querySelectorAll("button.option")[Number(event.key) - 1];
-    if (button) { event.preventDefault(); pick(box, button); }
+    if (button) { event.preventDefault(); pickers.get(box)(button); }
   });
 })();

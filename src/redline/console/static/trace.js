@@ -1,5 +1,6 @@
 // The trace page: rate and comment in place, comment on text selected in a step (saved as a quote with
-// the text around it), flag a label error with a note, delete. Every refusal shows the server's sentence.
+// the text around it), flag a label error with a note, delete; set the project's human reviews on the
+// whole trace and each span (review_widgets.js). Every refusal shows the server's sentence.
 "use strict";
 (function () {
   const root = document.getElementById("trace");
@@ -195,6 +196,13 @@
     closeFlag();
     await change(li, { label_error: true, label_error_note: note || null });
   }
+
+  // -------------------------------------------------------------------------------- human reviews
+  // Each place's widgets save on it: a span by its id, the whole trace by the trace's own id.
+  document.querySelectorAll("section.review-place").forEach((place) => {
+    const url = "/ui/traces/" + traceId + "/spans/" + encodeURIComponent(place.dataset.span) + "/values";
+    place.querySelectorAll("fieldset.review-key").forEach((box) => window.redline.reviewKey(box, url));
+  });
 
   // ------------------------------------------------------------------------------------ listeners
 

@@ -9,15 +9,19 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session
 
 from redline.db import Database
 from redline.identity.service import Actor
+from redline.jsonio import iso
+from redline.learning import autoscore, scoring
 from redline.learning import service as learning
+from redline.learning.models import ProjectScoring, RewardModel
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
-from redline.surfaces.rm.wire import PREFIX, pair_dict, reward_model_dict
+from redline.surfaces.rm.wire import PREFIX, pair_dict, reward_model_dict, score_dict
 
 router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
 
@@ -42,13 +46,19 @@ class RewardModelIn(BaseModel):
     training_config: dict[str, Any] | None = None
 
 
+def _shown(session: Session, model: RewardModel, trace_count: int) -> dict[str, Any]:
+    return reward_model_dict(model, trace_count, learning.progress_of(session, model))
+
+
 @router.post("/reward-models", summary="Queue a reward model built from the selected traces' ratings")
 def create_reward_model(body: RewardModelIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
         model = learning.create(
             session, actor, name=body.name, trace_ids=body.trace_ids, config=body.training_config or {}
         )
-        answer = reward_model_dict(model, learning.trace_count(session, model.id))
+        answer = reward_model_dict(
+            model, learning.trace_count(session, model.id), learning.progress_of(session, model)
+        )
     return JSONBody(answer)
 
 
@@ -57,7 +67,10 @@ def list_reward_models(actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
         models = learning.list_models(session, actor)
         counts = learning.trace_counts(session, [model.id for model in models])
-        answer = [reward_model_dict(model, counts[model.id]) for model in models]
+        answer = [
+            reward_model_dict(model, counts[model.id], learning.progress_of(session, model))
+            for model in models
+        ]
     return JSONBody({"reward_models": answer})
 
 
@@ -65,8 +78,26 @@ def list_reward_models(actor: ActorDep, db: DatabaseDep) -> JSONBody:
 def get_reward_model(model_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
         model = learning.get_model(session, actor, path_id(model_id, "reward-model"))
-        answer = reward_model_dict(model, learning.trace_count(session, model.id))
+        answer = reward_model_dict(
+            model, learning.trace_count(session, model.id), learning.progress_of(session, model)
+        )
     return JSONBody(answer)
+
+
+class ScoreIn(BaseModel):
+    trace_ids: list[uuid.UUID] = Field(min_length=1, max_length=scoring.MAX_TRACES_PER_CALL)
+
+
+@router.post(
+    "/reward-models/{model_id}/score", summary="Score traces with a ready model, each action credited"
+)
+def score_traces(model_id: str, body: ScoreIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.write() as session:
+        model_key = path_id(model_id, "reward-model")
+        scores = scoring.score_traces(session, actor, model_key, body.trace_ids)
+        name = learning.get_model(session, actor, model_key).name
+        answer = [score_dict(scoring.Scored(score, name)) for score in scores]
+    return JSONBody({"scores": answer})
 
 
 @router.get("/reward-models/{model_id}/pairs", summary="The pairs a model was built with, in stored order")
@@ -84,3 +115,47 @@ def list_pairs(
         )
         answer = [pair_dict(pair) for pair in pairs]
     return JSONBody({"pairs": answer, "total": total})
+
+
+class ScoringIn(BaseModel):
+    """A ready model to score every new trace of the project with, or null for none."""
+
+    reward_model_id: uuid.UUID | None
+
+
+def _scoring_dict(session: Session, project_id: uuid.UUID, scoring: ProjectScoring | None) -> dict[str, Any]:
+    if scoring is None:
+        return {
+            "project_id": str(project_id),
+            "reward_model_id": None,
+            "reward_model_name": None,
+            "since": None,
+        }
+    model = session.get_one(RewardModel, scoring.reward_model_id)
+    return {
+        "project_id": str(project_id),
+        "reward_model_id": str(model.id),
+        "reward_model_name": model.name,
+        "since": iso(scoring.since),
+    }
+
+
+@router.get(
+    "/projects/{project_id}/scoring", summary="The model that scores the project's new traces, if any"
+)
+def get_scoring(project_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.read() as session:
+        key = path_id(project_id, "project")
+        answer = _scoring_dict(session, key, autoscore.active_model(session, actor, key))
+    return JSONBody(answer)
+
+
+@router.put(
+    "/projects/{project_id}/scoring", summary="Score the project's new traces with a ready model (admins)"
+)
+def set_scoring(project_id: str, body: ScoringIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.write() as session:
+        key = path_id(project_id, "project")
+        scoring = autoscore.set_active_model(session, actor, key, body.reward_model_id)
+        answer = _scoring_dict(session, key, scoring)
+    return JSONBody(answer)

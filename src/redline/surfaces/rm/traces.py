@@ -23,11 +23,22 @@ from redline.errors import Invalid
 from redline.identity import service as identity
 from redline.identity.models import Project
 from redline.identity.service import Actor
+from redline.jsonio import iso
+from redline.learning import scoring
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
-from redline.surfaces.rm.wire import PREFIX, annotation_dict, span_dict, step_dict, trace_summary
+from redline.surfaces.rm.wire import (
+    PREFIX,
+    action_credit_dict,
+    annotation_dict,
+    latest_score_dict,
+    score_dict,
+    span_dict,
+    step_dict,
+    trace_summary,
+)
 from redline.traces import service as traces
 from redline.traces.importers import anthropic_messages, openai_chat, stash
 from redline.traces.importers.base import Skipped
@@ -69,8 +80,12 @@ def list_traces(
 ) -> JSONBody:
     with db.read() as session:
         page, total = traces.newest_traces(session, actor, limit=limit, offset=offset)
-        counts = annotation_service.counts(session, [trace.id for trace in page])
-        summaries = [trace_summary(trace, counts.get(trace.id, TraceCounts())) for trace in page]
+        ids = [trace.id for trace in page]
+        counts = annotation_service.counts(session, ids)
+        scores = scoring.latest_scores(session, ids)
+        summaries = [
+            trace_summary(trace, counts.get(trace.id, TraceCounts()), scores.get(trace.id)) for trace in page
+        ]
     return JSONBody({"traces": summaries, "total": total})
 
 
@@ -83,36 +98,44 @@ def get_trace(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
         # Values said about a span name it by the span's own id, as the trace's spans do.
         span_keys: dict[uuid.UUID | None, str] = {span.id: span.span_id for span in view.spans}
         counts = annotation_service.counts(session, [trace.id]).get(trace.id, TraceCounts())
+        every_score, latest = scoring.scores_of(session, trace.id)
         body: dict[str, Any] = {
-            **trace_summary(trace, counts),
+            **trace_summary(trace, counts, latest),
             "metadata": trace.meta or {},
             "steps": [step_dict(step) for step in view.steps],
             "spans": [span_dict(span) for span in view.spans],
             "annotations": [
                 annotation_dict(annotation, span_keys.get(annotation.span_id)) for annotation in said
             ],
-            # Scores come from trained reward models, which score nothing yet.
-            "scores": [],
-            "action_scores": [],
-            "scoring_runs": [],
+            "scores": [latest_score_dict(scored) for scored in every_score],
+            "action_scores": latest.score.credits if latest else [],
+            "scoring_runs": [score_dict(scored) for scored in every_score],
         }
     return JSONBody(body)
 
 
 @router.get(
     "/workbench/traces/{trace_id}/evaluation",
-    summary="How reward models judged a trace's actions; until one has scored it, that it is not scored",
+    summary="Each assistant action's credit from the latest scoring of a trace, or that none has scored it",
 )
 def get_evaluation(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
         trace = traces.readable_trace(session, actor, path_id(trace_id, "run"), "read")
-        body = {
-            "trace_id": str(trace.id),
-            "status": "not_scored",
-            "step_count": trace.step_count,
-            "actions": [],
-            "detail": NOT_SCORED,
-        }
+        _, latest = scoring.scores_of(session, trace.id)
+        body: dict[str, Any] = {"trace_id": str(trace.id), "step_count": trace.step_count}
+        if latest is None:
+            body.update(status="not_scored", actions=[], detail=NOT_SCORED)
+        else:
+            body.update(
+                status="scored",
+                reward_model_id=str(latest.score.reward_model_id),
+                reward_model_name=latest.model_name,
+                score=latest.score.score,
+                exact=latest.score.exact,
+                actions=latest.score.credits,
+                action_credit=action_credit_dict(latest),
+                scored_at=iso(latest.score.scored_at),
+            )
     return JSONBody(body)
 
 

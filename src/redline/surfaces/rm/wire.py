@@ -9,13 +9,46 @@ from redline.annotations.models import Annotation
 from redline.annotations.service import TraceCounts
 from redline.jsonio import iso
 from redline.learning.models import PreferencePair, RewardModel
+from redline.learning.scoring import Scored
 from redline.traces.models import Span, Step, Trace
 
 PREFIX = "/api/v1/rm"
 
 
-def trace_summary(trace: Trace, counts: TraceCounts) -> dict[str, Any]:
-    """A trace in a list: what it is and what people said about it. Scores arrive with trained models."""
+def latest_score_dict(scored: Scored | None) -> dict[str, Any] | None:
+    if scored is None:
+        return None
+    return {
+        "reward_model_id": str(scored.score.reward_model_id),
+        "reward_model_name": scored.model_name,
+        "score": scored.score.score,
+    }
+
+
+def action_credit_dict(scored: Scored | None) -> dict[str, Any] | None:
+    """The mean credit of the latest scoring's actions; `revision` names that scoring."""
+    if scored is None:
+        return None
+    return {"mean": scored.credit_mean, "count": len(scored.score.credits), "revision": str(scored.score.id)}
+
+
+def score_dict(scored: Scored) -> dict[str, Any]:
+    """One scoring of a trace: the score and each assistant action's credit."""
+    score = scored.score
+    return {
+        "id": str(score.id),
+        "trace_id": str(score.trace_id),
+        "reward_model_id": str(score.reward_model_id),
+        "reward_model_name": scored.model_name,
+        "score": score.score,
+        "exact": score.exact,
+        "actions": score.credits,
+        "scored_at": iso(score.scored_at),
+    }
+
+
+def trace_summary(trace: Trace, counts: TraceCounts, scored: Scored | None = None) -> dict[str, Any]:
+    """A trace in a list: what it is, what people said about it, and its latest score if it has one."""
     return {
         "id": str(trace.id),
         "external_id": trace.external_id,
@@ -26,10 +59,10 @@ def trace_summary(trace: Trace, counts: TraceCounts) -> dict[str, Any]:
         "negative_count": counts.negative,
         "comment_count": counts.comments,
         "label_error_count": counts.label_errors,
-        "latest_score": None,
+        "latest_score": latest_score_dict(scored),
         "created_at": iso(trace.created_at),
         "shared_training_allowed": False,
-        "action_credit": None,
+        "action_credit": action_credit_dict(scored),
     }
 
 
@@ -78,7 +111,10 @@ def annotation_dict(annotation: Annotation, span_key: str | None = None) -> dict
     return body
 
 
-def reward_model_dict(model: RewardModel, trace_count: int) -> dict[str, Any]:
+def reward_model_dict(
+    model: RewardModel, trace_count: int, progress: tuple[float, str | None] | None = None
+) -> dict[str, Any]:
+    """A model as the stashai client reads it, with how far training has got while it trains."""
     return {
         "id": str(model.id),
         "name": model.name,
@@ -96,6 +132,7 @@ def reward_model_dict(model: RewardModel, trace_count: int) -> dict[str, Any]:
         "started_at": iso(model.started_at),
         "finished_at": iso(model.finished_at),
         "trace_count": trace_count,
+        "progress": None if progress is None else {"fraction": progress[0], "note": progress[1]},
     }
 
 

@@ -1,0 +1,99 @@
+"""Training a reward model as a background job: `queued` → `training` (with progress) → `ready` or
+`failed` with the reason (issue 7; DESIGN §4 jobs).
+
+The job is queued in the transaction that makes the model, so a model is never left waiting for a job
+that was lost. The job reads the pairs kept with the model (the exact pairs, in stored order), trains
+the chosen kind through `rewardmodel.train`, and stores what it made beside the model. Each step is
+its own short transaction: training itself holds none open.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from redline.db import Database, utcnow
+from redline.jobs import service as jobs
+from redline.jobs.service import Claimed
+from redline.jobs.worker import JobFailed, JobKind, Reporter
+from redline.learning import rewardmodel
+from redline.learning.models import PreferencePair, RewardModel, RewardModelArtifact
+
+TRAIN_JOB = "train-reward-model"
+QUEUED_DETAIL = "Queued for training."
+
+
+def queue_training(session: Session, model: RewardModel) -> None:
+    """Queue the model's training job, with the transaction that makes the model."""
+    job = jobs.enqueue(session, TRAIN_JOB, {"reward_model_id": str(model.id)})
+    model.job_id = job.id
+    model.status, model.status_detail = "queued", QUEUED_DETAIL
+
+
+def _pair_traces(source_ids: dict[str, Any]) -> tuple[str, ...]:
+    """The traces a pair's two sides come from, for the split by trace."""
+    sides = (source_ids.get("chosen") or {}, source_ids.get("rejected") or {})
+    return tuple(dict.fromkeys(str(side["trace_id"]) for side in sides if side.get("trace_id")))
+
+
+def _training_pairs(session: Session, model_id: uuid.UUID) -> list[rewardmodel.TrainingPair]:
+    rows = session.execute(
+        select(
+            PreferencePair.chosen,
+            PreferencePair.rejected,
+            PreferencePair.granularity,
+            PreferencePair.source,
+            PreferencePair.source_ids,
+        )
+        .where(PreferencePair.reward_model_id == model_id)
+        .order_by(PreferencePair.position)
+    )
+    return [
+        rewardmodel.TrainingPair(chosen, rejected, granularity, source, _pair_traces(source_ids or {}))
+        for chosen, rejected, granularity, source, source_ids in rows
+    ]
+
+
+def _model(session: Session, payload: dict[str, Any]) -> RewardModel | None:
+    return session.get(RewardModel, uuid.UUID(str(payload["reward_model_id"])))
+
+
+def run(db: Database, claimed: Claimed, report: Reporter) -> dict[str, Any]:
+    """The job: train the model on its kept pairs and store the result."""
+    with db.write() as session:
+        model = _model(session, claimed.payload)
+        if model is None:
+            raise JobFailed("The reward model was deleted before it was trained.")
+        model.status = "training"
+        model.status_detail = f"Training (attempt {claimed.attempt} of {claimed.max_attempts})."
+        model.started_at, model.error = utcnow(), None
+        model_id, epochs = model.id, model.epochs
+        kind = model.training_config.get("model_kind")
+        pairs = _training_pairs(session, model.id)
+    try:
+        trained = rewardmodel.train(
+            pairs, kind=kind if isinstance(kind, str) else None, epochs=epochs, report=report
+        )
+    except rewardmodel.TrainingRefused as refused:
+        raise JobFailed(str(refused)) from None
+    with db.write() as session:
+        model = session.get_one(RewardModel, model_id)
+        session.merge(RewardModelArtifact(reward_model_id=model_id, kind=trained.kind, blob=trained.blob))
+        model.status, model.status_detail = "ready", f"Ready: trained as {trained.kind}."
+        model.base_model = model.base_model or trained.kind
+        model.metrics, model.finished_at = trained.metrics, utcnow()
+    return {"reward_model_id": str(model_id), "kind": trained.kind, "metrics": trained.metrics}
+
+
+def gave_up(session: Session, payload: dict[str, Any], error: str) -> None:
+    """The job failed for good: the model says so, with the reason."""
+    model = _model(session, payload)
+    if model is not None:
+        model.status, model.error = "failed", error
+        model.status_detail, model.finished_at = f"Training failed: {error}", utcnow()
+
+
+TRAINING = JobKind(TRAIN_JOB, run, gave_up)
