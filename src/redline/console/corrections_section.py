@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from pydantic import ValidationError
 from starlette.requests import Request
@@ -20,7 +21,7 @@ from redline.console.areas import Area
 from redline.console.forms import refusal
 from redline.console.formview import viewed_again
 from redline.console.nav import Crumb
-from redline.console.notices import Outcome, see_other
+from redline.console.notices import Outcome
 from redline.console.projects import ProjectChoice, choose_project
 from redline.console.session import SignedIn
 from redline.db import Database
@@ -46,7 +47,7 @@ AREA = Area("corrections", "corrections")
 def tab_url(tab: str, choice: ProjectChoice, **params: str) -> str:
     """The address of one of the section's pages for the project shown, with more of its view."""
     query = [("tab", tab)] + ([("project", str(choice.id))] if choice.id else []) + list(params.items())
-    return see_other(BASE, query).headers["location"]
+    return f"{BASE}?{urlencode(query)}"
 
 
 def _crumbs(tab: str, choice: ProjectChoice) -> tuple[Crumb, ...]:

@@ -74,11 +74,14 @@ def score_trace(session: Session, model: RewardModel, trace_id: uuid.UUID) -> Tr
     scorer = _LOADED.get(session, ready(model))
     steps = _steps(session, trace_id)
     credits = scorer.credits(steps)
+    exact = all(credit.exact for credit in credits)
+    # Exact credits add up to the score (`StepCredit.exact`): summing them spares scoring the trace again.
+    score = sum((credit.credit for credit in credits), 0.0) if exact else scorer.score(steps)
     scored = TraceScore(
         id=uuid.uuid4(),
         trace_id=trace_id,
         reward_model_id=model.id,
-        score=float(scorer.score(steps)),
+        score=float(score),
         credits=[
             {
                 "step_id": str(steps[credit.index].id),
@@ -87,7 +90,7 @@ def score_trace(session: Session, model: RewardModel, trace_id: uuid.UUID) -> Tr
             }
             for credit in credits
         ],
-        exact=all(credit.exact for credit in credits),
+        exact=exact,
         scored_at=utcnow(),
     )
     session.add(scored)
@@ -142,13 +145,12 @@ def latest_scores(session: Session, trace_ids: Sequence[uuid.UUID]) -> dict[uuid
     return found
 
 
-def scores_of(session: Session, trace_id: uuid.UUID) -> tuple[list[Scored], Scored | None]:
-    """Every score a trace has, newest first, and the latest of them; access is the caller's to check."""
+def scores_of(session: Session, trace_id: uuid.UUID) -> list[Scored]:
+    """Every score a trace has, newest first; access is the caller's to check."""
     rows = session.execute(
         select(TraceScore, RewardModel.name)
         .join(RewardModel, RewardModel.id == TraceScore.reward_model_id)
         .where(TraceScore.trace_id == trace_id)
         .order_by(TraceScore.scored_at.desc(), TraceScore.id.desc())
     )
-    scored = [Scored(score, name) for score, name in rows]
-    return scored, (scored[0] if scored else None)
+    return [Scored(score, name) for score, name in rows]

@@ -297,7 +297,7 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response
         keys = review_keys.list_keys(
             session, who.actor, project_id=view.trace.project_id, limit=MAX_LIMIT
         ).items
-        _, latest = scoring.scores_of(session, ident)
+        latest = scoring.latest_scores(session, [ident]).get(ident)
     by_step: dict[uuid.UUID | None, list[Annotation]] = {}
     for annotation in said:
         by_step.setdefault(annotation.step_id, []).append(annotation)

@@ -98,7 +98,8 @@ def get_trace(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
         # Values said about a span name it by the span's own id, as the trace's spans do.
         span_keys: dict[uuid.UUID | None, str] = {span.id: span.span_id for span in view.spans}
         counts = annotation_service.counts(session, [trace.id]).get(trace.id, TraceCounts())
-        every_score, latest = scoring.scores_of(session, trace.id)
+        every_score = scoring.scores_of(session, trace.id)
+        latest = every_score[0] if every_score else None
         body: dict[str, Any] = {
             **trace_summary(trace, counts, latest),
             "metadata": trace.meta or {},
@@ -121,7 +122,7 @@ def get_trace(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
 def get_evaluation(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
         trace = traces.readable_trace(session, actor, path_id(trace_id, "run"), "read")
-        _, latest = scoring.scores_of(session, trace.id)
+        latest = scoring.latest_scores(session, [trace.id]).get(trace.id)
         body: dict[str, Any] = {"trace_id": str(trace.id), "step_count": trace.step_count}
         if latest is None:
             body.update(status="not_scored", actions=[], detail=NOT_SCORED)
