@@ -1,5 +1,9 @@
 """The background work this Redline does, and the job worker that does it: one list of job kinds,
-shared by `redline serve` (a worker on a thread beside the app) and `redline worker` (one alone)."""
+shared by `redline serve` (a worker on a thread beside the app) and `redline worker` (one alone).
+
+Training is handed the LLM the settings name (`redline.llm`), if any: the learning services define
+what they need of one and never speak HTTP themselves.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,17 @@ from redline.config import Settings
 from redline.db import Database
 from redline.jobs.worker import JobKind, JobWorker
 from redline.learning.autoscore import SCORING
-from redline.learning.training import TRAINING
+from redline.learning.training import TRAINING, training_job
+from redline.llm import chat_model
 
+# The kinds with no LLM configured: feedback-derived alternatives skipped.
 JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING)
 
 
+def job_kinds(settings: Settings) -> tuple[JobKind, ...]:
+    """The job kinds, training wired to the LLM of these settings."""
+    return (training_job(chat_model(settings)), SCORING)
+
+
 def job_worker(database: Database, settings: Settings) -> JobWorker:
-    return JobWorker(database, JOB_KINDS, poll_seconds=settings.job_poll_seconds)
+    return JobWorker(database, job_kinds(settings), poll_seconds=settings.job_poll_seconds)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -74,6 +74,26 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(
         5000, ge=0, description="How long a SQLite writer waits for the write lock before failing."
     )
+    llm_base_url: str | None = Field(
+        None,
+        description="Base URL of an OpenAI-compatible chat-completions endpoint (the part before "
+        "/chat/completions). With llm_model set, training assesses feedback with it and adds "
+        "feedback-derived pairs; unset, that source is skipped.",
+    )
+    llm_model: str | None = Field(None, description="The model the LLM endpoint is asked for, by name.")
+    llm_api_key: SecretStr | None = Field(
+        None,
+        description="Bearer key for the LLM endpoint; optional (local servers need none). A secret: never "
+        "logged, shown or stored.",
+    )
+    llm_timeout_seconds: float = Field(
+        120.0, gt=0, description="How long one request to the LLM endpoint may take, in seconds."
+    )
+
+    @property
+    def llm_configured(self) -> bool:
+        """Feedback-derived alternatives need an endpoint and a model; a key is optional."""
+        return bool(self.llm_base_url) and bool(self.llm_model)
 
     @field_validator("database_url")
     @classmethod

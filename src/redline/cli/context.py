@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -14,12 +14,15 @@ import click
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
 from redline import migrate
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.errors import RedlineError
 from redline.identity import service as identity
+from redline.identity.service import Actor
+from redline.jsonio import dumps
 
 
 @dataclass
@@ -141,3 +144,41 @@ output_option = click.option(
 def open_output(output: Path | None) -> IO[Any]:
     """Where an export writes its bytes: the file named by --output, or standard output."""
     return click.open_file(str(output) if output else "-", "wb")
+
+
+def write_json_lines(output: Path | None, records: Iterable[Any]) -> int:
+    """Write each record as one JSON line to --output (or standard output) as it comes; how many."""
+    count = 0
+    with open_output(output) as sink:
+        for record in records:
+            sink.write(dumps(record) + b"\n")
+            count += 1
+    return count
+
+
+@contextmanager
+def as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Session, Actor]]:
+    """A transaction on the store as the local operator; a refusal ends the command with its sentence."""
+    db = context.ready_database()
+    try:
+        with db.write() if write else db.read() as session:
+            yield session, identity.operator(session)
+    except RedlineError as error:
+        raise fail(error) from error
+
+
+def print_table(rows: Sequence[tuple[str, ...]], header: tuple[str, ...]) -> None:
+    """Rows as aligned columns under their header, for people reading a terminal."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+def when_text(value: object) -> str:
+    """A time to the second, or "-" for none."""
+    return value.isoformat(timespec="seconds") if hasattr(value, "isoformat") else "-"
+
+
+def counted(count: int, noun: str) -> str:
+    """ "1 pair", "2 pairs": a count as people say it (nouns with a plain plural)."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -17,8 +17,15 @@ import click
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, fail, open_output, output_option, pass_context
-from redline.cli.identity import _as_operator, _table
+from redline.cli.context import (
+    CliContext,
+    as_operator,
+    fail,
+    open_output,
+    output_option,
+    pass_context,
+    print_table,
+)
 from redline.corrections import exportlog
 from redline.corrections import service as corrections_service
 from redline.corrections.export import (
@@ -239,7 +246,7 @@ def list_corrections(context: CliContext, /, limit: int, as_json: bool, **option
 
     Replaced corrections are not listed, and removed ones only with --status removed.
     """
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         filters = _filters(session, actor, _Asked(**options))
         found: list[Correction] = []
         cursor: str | None = None
@@ -255,7 +262,7 @@ def list_corrections(context: CliContext, /, limit: int, as_json: bool, **option
             for correction in found:
                 click.echo(dumps(correction_dict(correction)).decode())
         else:
-            _table(
+            print_table(
                 _rows(session, actor, found), ("ID", "CREATED", "AGENT", "STATUS", "SORTED TO", "SAYS", "BY")
             )
     if cursor is not None:
@@ -381,7 +388,7 @@ def set_correction(
     except ValueError:
         raise click.BadParameter(f'"{correction_id}" is not a correction id.') from None
     asked = _change(sorted_to, status, link, reason)
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         correction = corrections_service.change(session, actor, ident, asked)
         click.echo(
             f"Correction {correction.id} is {correction.status}, "

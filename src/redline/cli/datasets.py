@@ -13,8 +13,15 @@ from pathlib import Path
 import click
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, open_output, output_option, pass_context
-from redline.cli.identity import _as_operator, _table, _when
+from redline.cli.context import (
+    CliContext,
+    as_operator,
+    open_output,
+    output_option,
+    pass_context,
+    print_table,
+    when_text,
+)
 from redline.datasets import service as datasets
 from redline.datasets.models import Datapoint
 from redline.datasets.schemas import DatasetChange, DatasetIn
@@ -88,7 +95,7 @@ def _cell(value: object) -> str:
 @pass_context
 def list_datasets(context: CliContext, project: str | None, search: str | None) -> None:
     """Datasets, newest first, with their datapoint counts and versions."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         project_id = str(identity.find_project(session, actor, project).id) if project else None
         names = {p.id: p.name for p, _ in identity.visible_projects(session, actor)}
         rows = [
@@ -102,7 +109,7 @@ def list_datasets(context: CliContext, project: str | None, search: str | None) 
             )
             for view in _all_datasets(session, actor, project_id, search)
         ]
-    _table(rows, ("ID", "NAME", "PROJECT", "PATH", "DATAPOINTS", "VERSION"))
+    print_table(rows, ("ID", "NAME", "PROJECT", "PATH", "DATAPOINTS", "VERSION"))
 
 
 @datasets_group.command("create")
@@ -112,7 +119,7 @@ def list_datasets(context: CliContext, project: str | None, search: str | None) 
 @pass_context
 def create_dataset(context: CliContext, name: str, project: str | None, path: str | None) -> None:
     """Make the dataset NAME, empty."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = datasets.create_dataset(session, actor, DatasetIn(display_name=name, path=path))
         if project is not None:
             target = identity.find_project(session, actor, project)
@@ -134,7 +141,7 @@ def create_dataset(context: CliContext, name: str, project: str | None, path: st
 @pass_context
 def show_dataset(context: CliContext, dataset: str, limit: int) -> None:
     """The dataset DATASET (name or id) and its newest datapoints."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         view = find_dataset(session, actor, dataset)
         rows: list[tuple[str, ...]] = []
         for datapoint in _datapoints(session, actor, view.dataset.id):
@@ -143,7 +150,7 @@ def show_dataset(context: CliContext, dataset: str, limit: int) -> None:
             rows.append(
                 (
                     str(datapoint.id),
-                    _when(datapoint.created_at),
+                    when_text(datapoint.created_at),
                     str(datapoint.trace_id) if datapoint.trace_id else "-",
                     _cell(datapoint.inputs),
                     _cell(datapoint.expected_output),
@@ -153,7 +160,7 @@ def show_dataset(context: CliContext, dataset: str, limit: int) -> None:
         click.echo(f"  {view.datapoints_count} datapoints, version {view.dataset.version}")
     if rows:
         click.echo("")
-        _table(rows, ("ID", "CREATED", "TRACE", "INPUTS", "EXPECTED OUTPUT"))
+        print_table(rows, ("ID", "CREATED", "TRACE", "INPUTS", "EXPECTED OUTPUT"))
     if view.datapoints_count > len(rows):
         click.echo(f"More datapoints: raise --limit (now {limit}) or export them.", err=True)
 
@@ -164,7 +171,7 @@ def show_dataset(context: CliContext, dataset: str, limit: int) -> None:
 @pass_context
 def export_dataset(context: CliContext, dataset: str, output: Path | None) -> None:
     """Every datapoint of DATASET (name or id), newest first, as JSON lines shaped as the API's datapoints."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         view = find_dataset(session, actor, dataset)
         written = 0
         with open_output(output) as sink:

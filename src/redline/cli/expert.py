@@ -17,9 +17,8 @@ from typing import Any, TypeVar
 import click
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, pass_context
+from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
 from redline.cli.corrections import _agent, _time
-from redline.cli.identity import _as_operator, _table, _when
 from redline.groups import service as groups
 from redline.identity import service as identity
 from redline.identity.service import Actor
@@ -148,7 +147,7 @@ RULE_HEADER = ("ID", "NAME", "VERSION", "MATCHES", "TAKES", "WANTS", "CAP", "OPE
 
 def _show(session: Session, view: expertrules.RuleView, said: str) -> None:
     click.echo(f'{said} queue rule "{view.rule.name}" ({view.rule.rule_id}), version {view.rule.version}.')
-    _table(_rule_rows([view], _group_names(session, view.rule.project_id)), RULE_HEADER)
+    print_table(_rule_rows([view], _group_names(session, view.rule.project_id)), RULE_HEADER)
 
 
 # --------------------------------------------------------------------------------------------- the rules
@@ -160,7 +159,7 @@ def _show(session: Session, view: expertrules.RuleView, said: str) -> None:
 @pass_context
 def list_rules(context: CliContext, project: str, as_json: bool) -> None:
     """The project's live queue rules (each its newest version), oldest first."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         project_id = identity.find_project(session, actor, project).id
         views: list[expertrules.RuleView] = []
         cursor: str | None = None
@@ -174,7 +173,7 @@ def list_rules(context: CliContext, project: str, as_json: bool) -> None:
             for view in views:
                 click.echo(dumps(expertrules.view_dict(view)).decode())
             return
-        _table(_rule_rows(views, _group_names(session, project_id)), RULE_HEADER)
+        print_table(_rule_rows(views, _group_names(session, project_id)), RULE_HEADER)
 
 
 @queue_rules_group.command("create")
@@ -201,7 +200,7 @@ def create_rule(
 ) -> None:
     """Make the queue rule NAME: it picks matching runs for a correction as they complete, from now on
     (`queue-recent` catches it up on earlier ones)."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         project_id = identity.find_project(session, actor, project).id
         fields: dict[str, Any] = {"name": name, "enabled": not disabled}
         when = _matching(session, actor, project_id, agents, flows, versions, include_dry_runs)
@@ -222,14 +221,14 @@ def create_rule(
 @pass_context
 def get_rule(context: CliContext, rule_id: str, as_json: bool) -> None:
     """The queue rule RULE_ID: its newest version and the runs waiting for it."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         view = _rule(session, actor, rule_id)
         if as_json:
             click.echo(dumps(expertrules.view_dict(view)).decode())
             return
         _show(session, view, "The")
         if view.rule.unregistered_at is not None:
-            click.echo(f"Stopped {_when(view.rule.unregistered_at)}: it queues nothing more.")
+            click.echo(f"Stopped {when_text(view.rule.unregistered_at)}: it queues nothing more.")
 
 
 @queue_rules_group.command("set")
@@ -266,7 +265,7 @@ def set_rule(
         raise click.UsageError("Give --max-open or --no-cap, not both.")
     if any_correction and group is not None:
         raise click.UsageError("Give --group or --any-correction, not both.")
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = _rule(session, actor, rule_id)
         project_id = view.rule.project_id
         changes: dict[str, Any] = {}
@@ -294,7 +293,7 @@ def set_rule(
 @pass_context
 def rule_versions(context: CliContext, rule_id: str) -> None:
     """Every version of the queue rule RULE_ID, newest first: who wrote it, when, and what it changed."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         view = _rule(session, actor, rule_id)
         names = {principal.id: principal.name for principal in identity.list_users(session, actor)}
         cursor: str | None = None
@@ -313,14 +312,14 @@ def rule_versions(context: CliContext, rule_id: str) -> None:
                     (
                         str(version.rule.version),
                         names.get(by, str(by)) if by else "operator",
-                        _when(version.rule.created_at),
+                        when_text(version.rule.created_at),
                         "; ".join(changed) or ("created" if version.rule.version == 1 else "no change"),
                     )
                 )
             cursor = page.next_cursor
             if cursor is None:
                 break
-    _table(rows, ("VERSION", "BY", "AT", "CHANGED"))
+    print_table(rows, ("VERSION", "BY", "AT", "CHANGED"))
 
 
 @queue_rules_group.command("remove")
@@ -328,7 +327,7 @@ def rule_versions(context: CliContext, rule_id: str) -> None:
 @pass_context
 def remove_rule(context: CliContext, rule_id: str) -> None:
     """Stop the queue rule RULE_ID: it queues nothing more; its versions and the runs it queued stay."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = _rule(session, actor, rule_id)
         expertrules.unregister(session, actor, view.rule.project_id, view.rule.rule_id)
         click.echo(
@@ -364,7 +363,7 @@ def preview(
     last: int,
 ) -> None:
     """How many of the project's recent runs a rule would have queued, with its sample but not its cap."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         project_id = identity.find_project(session, actor, project).id
         asked = expertrules.PreviewAsk(
             when=_matching(session, actor, project_id, agents, flows, versions, include_dry_runs),
@@ -387,7 +386,7 @@ def preview(
 def queue_recent(context: CliContext, rule_id: str, last: int | None, since: datetime | None) -> None:
     """Queue the matches of the rule RULE_ID among the project's recent runs (the last 100 unless
     --last or --since say otherwise), sampled as it samples, whatever its cap."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = _rule(session, actor, rule_id)
         outcome = expertrules.queue_recent(
             session, actor, view.rule.project_id, view.rule.rule_id, last=last, since=since
@@ -404,7 +403,7 @@ def queue_recent(context: CliContext, rule_id: str, last: int | None, since: dat
 @pass_context
 def rule_results(context: CliContext, rule_id: str, since: datetime | None) -> None:
     """The results of the rule RULE_ID, a line for each rule version and agent version, never pooled."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         view = _rule(session, actor, rule_id)
         found = results_service.rule_results(
             session,
@@ -435,7 +434,7 @@ def rule_results(context: CliContext, rule_id: str, since: datetime | None) -> N
         for group in found.groups
     ]
     header = ("RULE VERSION", "AGENT VERSION", "ADDED", "OPEN", "CORRECTED", "DISMISSED", "ERASED")
-    _table(rows, (*header, "SKIPPED BY CAP", "CORRECTIONS", "RUNS CORRECTED", "MARKED RIGHT"))
+    print_table(rows, (*header, "SKIPPED BY CAP", "CORRECTIONS", "RUNS CORRECTED", "MARKED RIGHT"))
 
 
 # ------------------------------------------------------------------------------------------- the queue
@@ -473,7 +472,7 @@ def list_items(
     as_json: bool,
 ) -> None:
     """The runs in the expert queue, oldest first, and how many the filters match."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         project_id = identity.find_project(session, actor, project).id
         filters = expertqueue.QueueFilters(
             states=states,
@@ -515,11 +514,11 @@ def list_items(
                     for rule in view.rules
                 ),
                 str(sum(view.progress.values())),
-                _when(view.item.added_at),
+                when_text(view.item.added_at),
             )
             for view in views
         ]
-        _table(rows, ("RUN", "AGENT", "VERSION", "STATE", "RULES", "WANTS", "CORRECTIONS", "ADDED"))
+        print_table(rows, ("RUN", "AGENT", "VERSION", "STATE", "RULES", "WANTS", "CORRECTIONS", "ADDED"))
     click.echo(f"{total} in all.", err=True)
 
 
@@ -536,7 +535,7 @@ def dismiss(context: CliContext, run_id: str, reason: str | None) -> None:
     """Take the run RUN_ID out of the expert queue."""
     if reason is not None and len(reason) > 500:
         raise click.BadParameter("at most 500 characters.", param_hint="--reason")
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         project_id, run = _project_of_run(session, actor, run_id)
         expert.dismiss(session, actor, project_id, run, reason)
     click.echo(f"Dismissed run {run} from the expert queue" + (f": {reason}" if reason else "."))
@@ -547,7 +546,7 @@ def dismiss(context: CliContext, run_id: str, reason: str | None) -> None:
 @pass_context
 def reopen(context: CliContext, run_id: str) -> None:
     """Put the dismissed run RUN_ID back in the expert queue."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         project_id, run = _project_of_run(session, actor, run_id)
         expert.reopen(session, actor, project_id, run)
     click.echo(f"Run {run} waits in the expert queue again.")

@@ -8,10 +8,20 @@ from pathlib import Path
 import click
 
 from redline.annotations.export import export_chunks
-from redline.cli.context import CliContext, fail, open_output, pass_context, tune_gc_for_bulk_work
+from redline.cli.context import (
+    CliContext,
+    counted,
+    fail,
+    open_output,
+    output_option,
+    pass_context,
+    tune_gc_for_bulk_work,
+)
+from redline.cli.reward_models import write_pairs
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
+from redline.learning import exports
 from redline.learning import service as learning
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.learning.service import MAX_PAIRS_LIMIT
@@ -86,4 +96,25 @@ def preview_pairs(context: CliContext, traces: tuple[str, ...], max_pairs: int) 
             "source_ids": pair.source_ids,
         }
         click.echo(dumps(line).decode())
-    click.echo(f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'}.", err=True)
+    click.echo(f"{counted(len(pairs), 'pair')}.", err=True)
+
+
+@pairs_group.command("export")
+@click.argument("model_ref", metavar="MODEL")
+@click.option(
+    "--format",
+    "export_format",
+    type=click.Choice(exports.FORMATS),
+    default="trl",
+    show_default=True,
+    help="trl: TRL's conversational chosen/rejected; jsonl: the pairs as the API lists them.",
+)
+@output_option
+@pass_context
+def export_pairs(context: CliContext, model_ref: str, export_format: str, output: Path | None) -> None:
+    """Write the pairs a reward model (id or name) was built with, one JSON object per line.
+
+    `--format trl` is ready for TRL's RewardTrainer and DPOTrainer: {"chosen": [messages], "rejected":
+    [messages]}, tool calls as transformers' chat templates take them (docs/learning.md).
+    """
+    write_pairs(context, model_ref, export_format, output)

@@ -14,9 +14,8 @@ import click
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, pass_context
+from redline.cli.context import CliContext, as_operator, pass_context, print_table
 from redline.cli.corrections import _agent
-from redline.cli.identity import _as_operator, _table
 from redline.fieldpaths import field_path
 from redline.groups import service as groups
 from redline.groups.models import CorrectorGroup
@@ -152,7 +151,7 @@ def _restriction_options(command: Any) -> Any:
 def list_groups(context: CliContext, project: str | None, agent: str | None, scope_kind: str | None) -> None:
     """Live corrector groups, oldest first: with --project, those that apply to its runs (the
     workspace's, the project's and its agents'); with --agent, those that apply to that agent's runs."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         filters = _filters(session, actor, project, agent, scope_kind)
         views: list[GroupView] = []
         cursor: str | None = None
@@ -173,7 +172,7 @@ def list_groups(context: CliContext, project: str | None, agent: str | None, sco
             )
             for view in views
         ]
-    _table(rows, ("ID", "NAME", "WEIGHT", "APPLIES TO", "WHO MAY GIVE IT", "WANTED BY"))
+    print_table(rows, ("ID", "NAME", "WEIGHT", "APPLIES TO", "WHO MAY GIVE IT", "WANTED BY"))
 
 
 def _filters(
@@ -213,7 +212,7 @@ def create_group(
     it, and their corrections are experts'."""
     if agent is not None and project is None:
         raise click.UsageError("--agent needs --project: an agent's group applies in one project.")
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         scope: dict[str, Any] = {"kind": groups.WORKSPACE}
         if project is not None:
             target = identity.find_project(session, actor, project)
@@ -244,7 +243,7 @@ def create_group(
 @pass_context
 def get_group(context: CliContext, group_id: uuid.UUID) -> None:
     """Show the corrector group GROUP_ID, live or removed, and the rules that want it."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         _show(session, groups.get(session, actor, group_id))
 
 
@@ -287,7 +286,7 @@ def set_group(
             "Nothing to set: give --name, --weight, --description, restriction flags or --unrestricted."
         )
     body = _checked(GroupChange, changes)
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = groups.change(session, actor, group_id, body)
         click.echo(f'Changed corrector group "{view.group.name}" ({view.group.id}).')
         _show(session, view)
@@ -299,7 +298,7 @@ def set_group(
 def remove_group(context: CliContext, group_id: uuid.UUID) -> None:
     """Remove the corrector group GROUP_ID: no new correction can name it. Corrections that named it
     keep it, and still count with its weight."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = groups.remove(session, actor, group_id)
         click.echo(f'Removed corrector group "{view.group.name}" ({view.group.id}).')
         wanting = view.wanted_by

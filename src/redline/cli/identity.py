@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TypeVar
 
 import click
-from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, fail, pass_context
-from redline.errors import RedlineError
+from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
 from redline.identity import service as identity
 from redline.identity.service import (
     PRINCIPAL_KINDS,
     PROJECT_ROLES,
     REVIEWER_ROLES,
-    Actor,
     PrincipalKind,
     ProjectRole,
     ReviewerRole,
@@ -25,26 +21,6 @@ from redline.identity.service import (
 from redline.traces import service as traces
 
 T = TypeVar("T")
-
-
-@contextmanager
-def _as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Session, Actor]]:
-    db = context.ready_database()
-    try:
-        with db.write() if write else db.read() as session:
-            yield session, identity.operator(session)
-    except RedlineError as error:
-        raise fail(error) from error
-
-
-def _table(rows: Sequence[tuple[str, ...]], header: tuple[str, ...]) -> None:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-
-
-def _when(value: object) -> str:
-    return value.isoformat(timespec="seconds") if hasattr(value, "isoformat") else "-"
 
 
 # -------------------------------------------------------------------------------------------------- users
@@ -69,7 +45,7 @@ def create_user(
     workspace_admin: bool,
 ) -> None:
     """Add a user or a service named NAME."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         principal = identity.create_user(
             session,
             actor,
@@ -85,12 +61,12 @@ def create_user(
 @pass_context
 def list_users(context: CliContext) -> None:
     """Every user and service of the workspace."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         rows = [
             (str(p.id), p.name, p.kind, p.reviewer_role or "-", "yes" if p.workspace_admin else "")
             for p in identity.list_users(session, actor)
         ]
-    _table(rows, ("ID", "NAME", "KIND", "REVIEWER ROLE", "WORKSPACE ADMIN"))
+    print_table(rows, ("ID", "NAME", "KIND", "REVIEWER ROLE", "WORKSPACE ADMIN"))
 
 
 # ------------------------------------------------------------------------------------------------- tokens
@@ -107,7 +83,7 @@ def tokens() -> None:
 @pass_context
 def create_token(context: CliContext, user: str, name: str) -> None:
     """Make a token for a user or service and print its secret, once."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         principal = identity.find_user(session, actor, user)
         issued = identity.create_token(session, actor, principal.id, name)
         click.echo(f"Token {issued.token.id} for {principal.name} (shown once, keep it safe):")
@@ -119,13 +95,20 @@ def create_token(context: CliContext, user: str, name: str) -> None:
 @pass_context
 def list_tokens(context: CliContext, user: str) -> None:
     """A user's tokens with their prefix, last use and revocation."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         principal = identity.find_user(session, actor, user)
         rows = [
-            (str(t.id), t.prefix, t.name, _when(t.created_at), _when(t.last_used_at), _when(t.revoked_at))
+            (
+                str(t.id),
+                t.prefix,
+                t.name,
+                when_text(t.created_at),
+                when_text(t.last_used_at),
+                when_text(t.revoked_at),
+            )
             for t in identity.list_tokens(session, actor, principal.id)
         ]
-    _table(rows, ("ID", "PREFIX", "NAME", "CREATED", "LAST USED", "REVOKED"))
+    print_table(rows, ("ID", "PREFIX", "NAME", "CREATED", "LAST USED", "REVOKED"))
 
 
 @tokens.command("revoke")
@@ -137,7 +120,7 @@ def revoke_token(context: CliContext, token_id: str) -> None:
         ident = uuid.UUID(token_id)
     except ValueError:
         raise click.BadParameter(f'"{token_id}" is not a token id.') from None
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         token = identity.revoke_token(session, actor, ident)
         click.echo(f"Revoked token {token.id} ({token.prefix}…).")
 
@@ -155,7 +138,7 @@ def projects() -> None:
 @pass_context
 def create_project(context: CliContext, name: str) -> None:
     """Create a project named NAME."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         project = identity.create_project(session, actor, name)
         click.echo(f"Created project {project.name} ({project.id}).")
 
@@ -164,11 +147,11 @@ def create_project(context: CliContext, name: str) -> None:
 @pass_context
 def list_projects(context: CliContext) -> None:
     """Every project of the workspace."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         rows = [
-            (str(p.id), p.name, _when(p.created_at)) for p, _ in identity.visible_projects(session, actor)
+            (str(p.id), p.name, when_text(p.created_at)) for p, _ in identity.visible_projects(session, actor)
         ]
-    _table(rows, ("ID", "NAME", "CREATED"))
+    print_table(rows, ("ID", "NAME", "CREATED"))
 
 
 @projects.command("set")
@@ -183,7 +166,7 @@ def set_project(context: CliContext, project: str, sort_end_user_corrections: bo
     """Change the settings of PROJECT (a name or id)."""
     if sort_end_user_corrections is None:
         raise click.UsageError("Nothing to set: give --sort-end-user-corrections or its --no- form.")
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         identity.set_sort_end_user_corrections(session, actor, target.id, sort_end_user_corrections)
         how = "sorts" if sort_end_user_corrections else "doesn't sort"
@@ -205,7 +188,7 @@ def members() -> None:
 @pass_context
 def add_member(context: CliContext, project: str, user: str, role: ProjectRole) -> None:
     """Give a user a role in a project (or change the role it has)."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         principal = identity.find_user(session, actor, user)
         identity.set_member(session, actor, target.id, principal.id, role)
@@ -218,7 +201,7 @@ def add_member(context: CliContext, project: str, user: str, role: ProjectRole) 
 @pass_context
 def remove_member(context: CliContext, project: str, user: str) -> None:
     """Take a user out of a project."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         principal = identity.find_user(session, actor, user)
         identity.remove_member(session, actor, target.id, principal.id)
@@ -238,13 +221,13 @@ def agents() -> None:
 @pass_context
 def list_agents(context: CliContext, project: str) -> None:
     """The agents that have sent runs to a project."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         target = identity.find_project(session, actor, project)
         rows = [
             (str(a.id), a.name, a.pinned_version or "-")
             for a in traces.list_agents(session, actor, target.id)
         ]
-    _table(rows, ("ID", "NAME", "PINNED VERSION"))
+    print_table(rows, ("ID", "NAME", "PINNED VERSION"))
 
 
 @agents.command("pin")
@@ -254,7 +237,7 @@ def list_agents(context: CliContext, project: str) -> None:
 @pass_context
 def pin_agent(context: CliContext, agent: str, project: str, version: str | None) -> None:
     """Pin the version of AGENT (a name) that runs use when they don't name one."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         found = _only(
             [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from redline import __version__
-from redline.cli import corrections, feedback, serving, transfer, worker
+from redline.cli import corrections, feedback, gepa, reward_models, serving, transfer, worker
 from redline.cli import datasets as dataset_commands
 from redline.cli import db as db_commands
 from redline.cli import expert as expert_commands
@@ -112,6 +112,8 @@ cli.add_command(transfer.import_runs)
 cli.add_command(transfer.export)
 cli.add_command(feedback.annotations_group)
 cli.add_command(feedback.pairs_group)
+cli.add_command(reward_models.reward_models_group)
+cli.add_command(gepa.gepa_group)
 cli.add_command(corrections.corrections)
 cli.add_command(group_commands.corrector_groups)
 cli.add_command(review_commands.reviews_group)

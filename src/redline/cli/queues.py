@@ -17,8 +17,7 @@ from typing import Any
 import click
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, pass_context
-from redline.cli.identity import _as_operator, _table, _when
+from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
 from redline.cli.reviews import key_in
 from redline.identity import service as identity
 from redline.identity.service import Actor
@@ -80,7 +79,7 @@ def _project_names(session: Session, actor: Actor) -> dict[uuid.UUID, str]:
 @pass_context
 def list_queues(context: CliContext, project: str | None, search: str | None) -> None:
     """Annotation queues, newest first, with how many items each holds and how many are reviewed."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         only = identity.find_project(session, actor, project).id if project else None
         names = _project_names(session, actor)
         rows = [
@@ -95,7 +94,7 @@ def list_queues(context: CliContext, project: str | None, search: str | None) ->
             for view in _all_queues(session, actor, search)
             if only is None or view.queue.project_id == only
         ]
-    _table(rows, ("ID", "NAME", "PROJECT", "ITEMS", "REVIEWED", "TO REVIEW"))
+    print_table(rows, ("ID", "NAME", "PROJECT", "ITEMS", "REVIEWED", "TO REVIEW"))
 
 
 @queues_group.command("create")
@@ -114,7 +113,7 @@ def create_queue(
     context: CliContext, name: str, project: str, description: str, review_keys: tuple[str, ...]
 ) -> None:
     """Make the annotation queue NAME in a project."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         view = queues.create_queue(
             session, actor, QueueIn(display_name=name, description=description, project_id=str(target.id))
@@ -156,7 +155,7 @@ def _added_by(item: QueueItem, names: dict[uuid.UUID, str]) -> str:
 @pass_context
 def show_queue(context: CliContext, queue: str, limit: int) -> None:
     """The queue QUEUE (name or id): its counts, review keys and first items in review order."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         view = find_queue(session, actor, queue)
         names = {principal.id: principal.name for principal in identity.list_users(session, actor)}
         keys = ", ".join(key.key for key in queues.review_keys(session, view.queue)) or "none"
@@ -176,7 +175,7 @@ def show_queue(context: CliContext, queue: str, limit: int) -> None:
                 item.span_key if item.span_key != WHOLE_TRACE else "(whole trace)",
                 (
                     f"{names.get(item.reviewed_by, 'operator') if item.reviewed_by else 'operator'} "
-                    f"{_when(item.reviewed_at)}"
+                    f"{when_text(item.reviewed_at)}"
                 )
                 if item.reviewed_at
                 else "-",
@@ -186,7 +185,7 @@ def show_queue(context: CliContext, queue: str, limit: int) -> None:
         ]
     if rows:
         click.echo("")
-        _table(rows, ("#", "ITEM", "TRACE", "SPAN", "REVIEWED", "ADDED BY"))
+        print_table(rows, ("#", "ITEM", "TRACE", "SPAN", "REVIEWED", "ADDED BY"))
     if more:
         click.echo(f"More items: raise --limit (now {limit}) to see them.", err=True)
 
@@ -229,7 +228,7 @@ def add_items(
     """Add TRACES (Redline ids or the tracer's external ids) to QUEUE, all or none; a trace already in
     the queue stays where it is."""
     refs = _refs(traces, from_file)
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = find_queue(session, actor, queue)
         before = view.items_count
         for chunk in _chunks(refs, MAX_ITEMS_PER_CALL):
@@ -251,7 +250,7 @@ def add_items(
 def remove_items(context: CliContext, queue: str, span_ids: tuple[str, ...]) -> None:
     """Take the items of SPAN_IDS out of QUEUE (a trace's id takes out its whole-trace item); ids that
     name nothing are passed over."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = find_queue(session, actor, queue)
         for chunk in _chunks(list(dict.fromkeys(span_ids)), MAX_ITEMS_PER_CALL):
             queues.remove_items(session, actor, view.queue.id, chunk)
@@ -279,7 +278,7 @@ def _filters_text(rule: QueueRule) -> str:
 @pass_context
 def list_automations(context: CliContext, queue: str) -> None:
     """The live automations of QUEUE, oldest first."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         view = find_queue(session, actor, queue)
         rows = [
             (
@@ -292,7 +291,7 @@ def list_automations(context: CliContext, queue: str) -> None:
             )
             for rule in automations_service.list_automations(session, actor, view.queue.id)
         ]
-    _table(rows, ("ID", "NAME", "VERSION", "SAMPLE", "ENABLED", "FILTERS"))
+    print_table(rows, ("ID", "NAME", "VERSION", "SAMPLE", "ENABLED", "FILTERS"))
 
 
 def _json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict[str, Any]:
@@ -322,7 +321,7 @@ def add_automation(
     context: CliContext, queue: str, name: str, filters: dict[str, Any], sample: float
 ) -> None:
     """Add matching runs to QUEUE as they arrive, from now on."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = find_queue(session, actor, queue)
         rule = automations_service.create_automation(
             session, actor, view.queue.id, AutomationIn(name=name, filters=filters, sample=sample)
@@ -342,7 +341,7 @@ def remove_automation(context: CliContext, queue: str, automation_id: str) -> No
         ident = uuid.UUID(automation_id)
     except ValueError:
         raise click.BadParameter(f'"{automation_id}" is not an automation id.') from None
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         view = find_queue(session, actor, queue)
         automations_service.delete_automation(session, actor, view.queue.id, ident)
         click.echo(f'Stopped automation {ident} of "{view.queue.name}"; the items it queued stay.')

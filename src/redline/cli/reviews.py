@@ -14,8 +14,7 @@ import click
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, pass_context
-from redline.cli.identity import _as_operator, _table
+from redline.cli.context import CliContext, as_operator, pass_context, print_table
 from redline.identity import service as identity
 from redline.identity.models import Project
 from redline.identity.service import Actor
@@ -87,7 +86,7 @@ def _key_line(review_key: ReviewKey) -> dict[str, object]:
 
 
 def _print_keys(found: Sequence[ReviewKey]) -> None:
-    _table(
+    print_table(
         [(str(key.id), key.key, key.type, _shape(key), key.title) for key in found],
         ("ID", "KEY", "TYPE", "VALUES", "TITLE"),
     )
@@ -99,7 +98,7 @@ def _print_keys(found: Sequence[ReviewKey]) -> None:
 @pass_context
 def list_keys(context: CliContext, project: str, as_json: bool) -> None:
     """The project's human review definitions, newest first."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         found = project_keys(session, actor, identity.find_project(session, actor, project))
         if as_json:
             for review_key in found:
@@ -149,7 +148,7 @@ def add_key(
     description: str | None,
 ) -> None:
     """Define the human review KEY in a project: categorical (--option …), range (--min, --max) or text."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         body = _definition(
             key=key,
@@ -180,7 +179,7 @@ def _option(text: str) -> dict[str, str]:
 def remove_key(context: CliContext, key: str, project: str) -> None:
     """Delete the definition KEY (a key or an id): queues stop offering it; values already recorded under
     it stay on their traces."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         review_key = key_in(session, actor, target, key)
         name = review_key.key
@@ -194,7 +193,7 @@ def remove_key(context: CliContext, key: str, project: str) -> None:
 def add_defaults(context: CliContext, project: str) -> None:
     """Add the legacy definitions `rating` (good, bad) and `defects` (multi-select), keeping any of those
     keys the project already has."""
-    with _as_operator(context) as (session, actor):
+    with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
         added = reviews.add_defaults(session, actor, target.id)
         if added:

@@ -14,6 +14,7 @@ import os
 
 import uvicorn
 from fastapi import FastAPI
+from pydantic import SecretStr
 
 from redline.app import app_from_environment, create_app
 from redline.background import job_worker
@@ -39,6 +40,8 @@ def settings_environment(settings: Settings) -> dict[str, str]:
     """The settings as REDLINE_* variables: what a worker process reads back into the same Settings."""
     environment = {}
     for name, value in settings.model_dump().items():
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
         if value is not None:
             environment[f"REDLINE_{name.upper()}"] = str(value)
     return environment

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from redline.cli.context import CliContext, pass_context
-from redline.cli.identity import _as_operator
+from redline.cli.context import CliContext, as_operator, pass_context
 from redline.identity import service as identity
 from redline.stats import trends as trends_service
 
@@ -28,7 +27,7 @@ def _say(block: trends_service.Block, indent: str) -> None:
 def trends(context: CliContext, project: str, period: str) -> None:
     """Per queue rule, by its latest version, how often people's corrections marked each agent version
     right, in the sentences of the console's Trends page (docs/results-trends.md)."""
-    with _as_operator(context, write=False) as (session, actor):
+    with as_operator(context, write=False) as (session, actor):
         found = trends_service.trends(
             session, actor, identity.find_project(session, actor, project).id, period
         )

@@ -392,6 +392,12 @@ class RewardModels:
         """The pairs the model was built with, in their shuffled order: texts and where each came from."""
         return _offset_pages(self._http, f"{RM}/reward-models/{segment(model_id)}/pairs", "pairs", page_size)
 
+    def learning(self, model_id: str, *, page_size: int = 500) -> Iterator[dict[str, Any]]:
+        """View learning: what the LLM made of each assistant action of the model's traces (step index,
+        verdict, basis, cited source and quote, rationale, alternative), and whether it became a pair."""
+        path = f"{RM}/reward-models/{segment(model_id)}/learning"
+        return _offset_pages(self._http, path, "assessments", page_size)
+
     def score(self, model_id: str, trace_ids: Sequence[str]) -> Sequence[dict[str, Any]]:
         """Score up to 100 traces with a ready model: each score with its assistant actions' credits.
         A model not ready yet is a ConflictError."""

@@ -118,3 +118,37 @@ class ProjectScoring(Base):
     reward_model_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("reward_models.id", ondelete="CASCADE"))
     since: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     set_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+
+
+class FeedbackAssessment(Base):
+    """What the LLM made of one assistant action of a model's trace and the feedback about it ("View
+    learning"): its verdict, what it relied on, the alternative, and whether that became a pair or why
+    not. A snapshot kept with the model, like its pairs; it never becomes an annotation."""
+
+    __tablename__ = "feedback_assessments"
+    __table_args__ = (UniqueConstraint("reward_model_id", "position"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    reward_model_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("reward_models.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    trace_id: Mapped[uuid.UUID] = mapped_column()
+    step_id: Mapped[uuid.UUID] = mapped_column()
+    step_index: Mapped[int] = mapped_column(Integer)
+    target: Mapped[str] = mapped_column(String(20))  # "response" | "tool_call"
+    verdict: Mapped[str] = mapped_column(String(20))
+    basis: Mapped[str | None] = mapped_column(String(20))
+    # As the LLM cited it (it may cite something that doesn't exist: that is why it was skipped).
+    source_id: Mapped[str | None] = mapped_column(Text)
+    source_kind: Mapped[str | None] = mapped_column(String(20))  # user_message | step_comment | response
+    evidence_quote: Mapped[str | None] = mapped_column(Text)
+    rationale: Mapped[str | None] = mapped_column(Text)
+    # A text, or {"tool", "args"} for a tool call.
+    alternative: Mapped[Any] = mapped_column(JSONDocument, nullable=True)
+    # The independent review of a tool-call alternative: {"better", "rationale", "confirmed"}.
+    review: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    skipped_reason: Mapped[str | None] = mapped_column(Text)
+    # The pair's texts while it may still become one; its position among the model's pairs once it has.
+    chosen: Mapped[str | None] = mapped_column(Text)
+    rejected: Mapped[str | None] = mapped_column(Text)
+    pair_position: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -19,7 +19,7 @@ from redline.identity.service import Actor, visible_projects
 from redline.jobs.models import Job
 from redline.learning import training
 from redline.learning.correction_pairs import correction_pairs
-from redline.learning.models import PreferencePair, RewardModel, RewardModelTrace
+from redline.learning.models import FeedbackAssessment, PreferencePair, RewardModel, RewardModelTrace
 from redline.learning.pairs import DEFAULT_MAX_PAIRS, Pair, rating_pairs
 from redline.traces.models import Trace
 
@@ -74,13 +74,25 @@ def feedback_pairs(session: Session, trace_ids: Sequence[uuid.UUID], max_pairs: 
 
 
 def create(
-    session: Session, actor: Actor, *, name: str, trace_ids: Sequence[uuid.UUID], config: dict[str, Any]
+    session: Session,
+    actor: Actor,
+    *,
+    name: str,
+    trace_ids: Sequence[uuid.UUID],
+    config: dict[str, Any],
+    feedback_llm: bool = False,
 ) -> RewardModel:
-    """A queued reward model with its pairs; fewer than two usable pairs is refused."""
+    """A queued reward model with its rating and correction pairs.
+
+    Fewer than two of those is refused, unless an LLM is configured (`feedback_llm`): then training
+    adds the feedback-derived pairs first (`assessments.py`), which may make up the count, and the
+    job fails with the reason if they don't. Refusing here would turn away exactly the traces whose
+    only feedback is comments and user corrections.
+    """
     max_pairs = max_pairs_of(config)
     traces = readable_traces(session, actor, trace_ids)
     pairs = feedback_pairs(session, traces, max_pairs)
-    if len(pairs) < MIN_PAIRS:
+    if len(pairs) < MIN_PAIRS and not feedback_llm:
         raise Invalid(
             f"training needs at least {MIN_PAIRS} usable pairs; the selected traces give {len(pairs)}: "
             "rate whole traces or steps + and − (flagged ratings and ratings that cancel don't count), "
@@ -206,6 +218,27 @@ def pairs_page(
     )
     total = session.scalar(
         select(func.count()).select_from(PreferencePair).where(PreferencePair.reward_model_id == model.id)
+    )
+    return list(page), int(total or 0)
+
+
+def assessments_page(
+    session: Session, actor: Actor, model_id: uuid.UUID, *, limit: int, offset: int
+) -> tuple[list[FeedbackAssessment], int]:
+    """One page of what the LLM made of the model's traces ("View learning"), in the order assessed,
+    and how many there are. Read as the model is: whoever may see the model sees these."""
+    model = get_model(session, actor, model_id)
+    page = session.scalars(
+        select(FeedbackAssessment)
+        .where(FeedbackAssessment.reward_model_id == model.id)
+        .order_by(FeedbackAssessment.position)
+        .limit(limit)
+        .offset(offset)
+    )
+    total = session.scalar(
+        select(func.count())
+        .select_from(FeedbackAssessment)
+        .where(FeedbackAssessment.reward_model_id == model.id)
     )
     return list(page), int(total or 0)
 

@@ -2,13 +2,16 @@
 `failed` with the reason (issue 7; DESIGN §4 jobs).
 
 The job is queued in the transaction that makes the model, so a model is never left waiting for a job
-that was lost. The job reads the pairs kept with the model (the exact pairs, in stored order), trains
+that was lost. With an LLM configured it first adds the feedback-derived pairs (`assessments.py`) after
+the rating and correction pairs creation kept; without one that source is skipped and the model's
+metrics say so. It then reads the pairs kept with the model (the exact pairs, in stored order), trains
 the chosen kind through `rewardmodel.train`, and stores what it made beside the model. Each step is
-its own short transaction: training itself holds none open.
+its own short transaction: training and the LLM's answers hold none open.
 """
 
 from __future__ import annotations
 
+import functools
 import uuid
 from typing import Any
 
@@ -19,7 +22,8 @@ from redline.db import Database, utcnow
 from redline.jobs import service as jobs
 from redline.jobs.service import Claimed
 from redline.jobs.worker import JobFailed, JobKind, Reporter
-from redline.learning import rewardmodel
+from redline.learning import assessments, rewardmodel
+from redline.learning.chat import ChatModel
 from redline.learning.models import PreferencePair, RewardModel, RewardModelArtifact
 
 TRAIN_JOB = "train-reward-model"
@@ -61,31 +65,59 @@ def _model(session: Session, payload: dict[str, Any]) -> RewardModel | None:
     return session.get(RewardModel, uuid.UUID(str(payload["reward_model_id"])))
 
 
-def run(db: Database, claimed: Claimed, report: Reporter) -> dict[str, Any]:
-    """The job: train the model on its kept pairs and store the result."""
+def _too_few(count: int) -> str:
+    return (
+        f"training needs at least {rewardmodel.MIN_PAIRS} usable pairs; the ratings, corrections and "
+        f"feedback-derived alternatives of the selected traces give {count} (View learning shows what the "
+        "LLM made of the feedback)"
+    )
+
+
+def run(db: Database, claimed: Claimed, report: Reporter, chat: ChatModel | None = None) -> dict[str, Any]:
+    """The job: add the feedback-derived pairs (when an LLM is configured), train the model on its kept
+    pairs and store the result."""
+    attempt = f"attempt {claimed.attempt} of {claimed.max_attempts}"
     with db.write() as session:
         model = _model(session, claimed.payload)
         if model is None:
             raise JobFailed("The reward model was deleted before it was trained.")
         model.status = "training"
-        model.status_detail = f"Training (attempt {claimed.attempt} of {claimed.max_attempts})."
+        model.status_detail = (
+            f"Assessing feedback with the LLM ({attempt})."
+            if chat is not None
+            else f"Training ({attempt}). {assessments.NOT_CONFIGURED}"
+        )
         model.started_at, model.error = utcnow(), None
         model_id, epochs = model.id, model.epochs
         kind = model.training_config.get("model_kind")
-        pairs = _training_pairs(session, model.id)
+    share = 0.0
+    feedback: dict[str, Any] = {"status": "skipped", "detail": assessments.NOT_CONFIGURED}
+    if chat is not None:
+        share = 0.5
+        feedback = assessments.assess(db, model_id, chat, lambda f, note: report(share * f, note))
+        with db.write() as session:
+            session.get_one(RewardModel, model_id).status_detail = f"Training ({attempt})."
+    with db.read() as session:
+        pairs = _training_pairs(session, model_id)
+    if chat is not None and len(pairs) < rewardmodel.MIN_PAIRS:
+        raise JobFailed(_too_few(len(pairs)))
     try:
         trained = rewardmodel.train(
-            pairs, kind=kind if isinstance(kind, str) else None, epochs=epochs, report=report
+            pairs,
+            kind=kind if isinstance(kind, str) else None,
+            epochs=epochs,
+            report=lambda f, note: report(share + (1 - share) * f, note),
         )
     except rewardmodel.TrainingRefused as refused:
         raise JobFailed(str(refused)) from None
+    metrics = {**trained.metrics, "feedback": feedback}
     with db.write() as session:
         model = session.get_one(RewardModel, model_id)
         session.merge(RewardModelArtifact(reward_model_id=model_id, kind=trained.kind, blob=trained.blob))
         model.status, model.status_detail = "ready", f"Ready: trained as {trained.kind}."
         model.base_model = model.base_model or trained.kind
-        model.metrics, model.finished_at = trained.metrics, utcnow()
-    return {"reward_model_id": str(model_id), "kind": trained.kind, "metrics": trained.metrics}
+        model.metrics, model.finished_at = metrics, utcnow()
+    return {"reward_model_id": str(model_id), "kind": trained.kind, "metrics": metrics}
 
 
 def gave_up(session: Session, payload: dict[str, Any], error: str) -> None:
@@ -96,4 +128,9 @@ def gave_up(session: Session, payload: dict[str, Any], error: str) -> None:
         model.status_detail, model.finished_at = f"Training failed: {error}", utcnow()
 
 
-TRAINING = JobKind(TRAIN_JOB, run, gave_up)
+def training_job(chat: ChatModel | None) -> JobKind:
+    """The training job kind, with the LLM that assesses feedback (None: that source is skipped)."""
+    return JobKind(TRAIN_JOB, functools.partial(run, chat=chat), gave_up)
+
+
+TRAINING = training_job(None)

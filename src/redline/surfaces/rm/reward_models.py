@@ -7,21 +7,22 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
+from redline.config import Settings
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.jsonio import iso
-from redline.learning import autoscore, scoring
+from redline.learning import autoscore, exports, scoring
 from redline.learning import service as learning
 from redline.learning.models import ProjectScoring, RewardModel
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
-from redline.surfaces.rm.wire import PREFIX, pair_dict, reward_model_dict, score_dict
+from redline.surfaces.rm.wire import PREFIX, assessment_dict, reward_model_dict, score_dict
 
 router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
 
@@ -30,6 +31,8 @@ DatabaseDep = Annotated[Database, Depends(database)]
 
 DEFAULT_PAIRS_LIMIT = 100
 MAX_PAIRS_PAGE = 1000
+# A model has an assessment per assistant step of up to 10,000 traces: no list is longer than this.
+MAX_OFFSET = 10_000_000
 # Each trace is checked for access one at a time; the body limit bounds this too, but a clear cap
 # answers an oversized selection with a sentence instead of a long wait.
 MAX_TRACES = 10_000
@@ -50,11 +53,27 @@ def _shown(session: Session, model: RewardModel, trace_count: int) -> dict[str, 
     return reward_model_dict(model, trace_count, learning.progress_of(session, model))
 
 
-@router.post("/reward-models", summary="Queue a reward model built from the selected traces' ratings")
-def create_reward_model(body: RewardModelIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+async def llm_configured(request: Request) -> bool:
+    """Whether training adds feedback-derived pairs: then creation may start with fewer than two."""
+    settings: Settings = request.app.state.settings
+    return settings.llm_configured
+
+
+@router.post("/reward-models", summary="Queue a reward model built from the selected traces' feedback")
+def create_reward_model(
+    body: RewardModelIn,
+    actor: ActorDep,
+    db: DatabaseDep,
+    feedback_llm: Annotated[bool, Depends(llm_configured)],
+) -> JSONBody:
     with db.write() as session:
         model = learning.create(
-            session, actor, name=body.name, trace_ids=body.trace_ids, config=body.training_config or {}
+            session,
+            actor,
+            name=body.name,
+            trace_ids=body.trace_ids,
+            config=body.training_config or {},
+            feedback_llm=feedback_llm,
         )
         answer = reward_model_dict(
             model, learning.trace_count(session, model.id), learning.progress_of(session, model)
@@ -113,8 +132,27 @@ def list_pairs(
         pairs, total = learning.pairs_page(
             session, actor, path_id(model_id, "reward-model"), limit=limit, offset=offset
         )
-        answer = [pair_dict(pair) for pair in pairs]
+        answer = [exports.pair_record(pair) for pair in pairs]
     return JSONBody({"pairs": answer, "total": total})
+
+
+@router.get(
+    "/reward-models/{model_id}/learning",
+    summary="View learning: what the LLM made of each assistant action and the feedback about it",
+)
+def list_assessments(
+    model_id: str,
+    actor: ActorDep,
+    db: DatabaseDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAIRS_PAGE)] = DEFAULT_PAIRS_LIMIT,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+) -> JSONBody:
+    with db.read() as session:
+        found, total = learning.assessments_page(
+            session, actor, path_id(model_id, "reward-model"), limit=limit, offset=offset
+        )
+        answer = [assessment_dict(assessment) for assessment in found]
+    return JSONBody({"assessments": answer, "total": total})
 
 
 class ScoringIn(BaseModel):

@@ -8,7 +8,7 @@ from redline.annotations.document import feedback_fields
 from redline.annotations.models import Annotation
 from redline.annotations.service import TraceCounts
 from redline.jsonio import iso
-from redline.learning.models import PreferencePair, RewardModel
+from redline.learning.models import FeedbackAssessment, RewardModel
 from redline.learning.scoring import Scored
 from redline.traces.models import Span, Step, Trace
 
@@ -136,12 +136,25 @@ def reward_model_dict(
     }
 
 
-def pair_dict(pair: PreferencePair) -> dict[str, Any]:
+def assessment_dict(assessment: FeedbackAssessment) -> dict[str, Any]:
+    """One assessment as View learning lists it: the step it is about, what the LLM said and relied on,
+    and whether it became a pair (its position among the model's pairs) or why not."""
     return {
-        "position": pair.position,
-        "granularity": pair.granularity,
-        "source": pair.source,
-        "chosen": pair.chosen,
-        "rejected": pair.rejected,
-        "source_ids": pair.source_ids,
+        "position": assessment.position,
+        "trace_id": str(assessment.trace_id),
+        "step_id": str(assessment.step_id),
+        "step_index": assessment.step_index,
+        "target": assessment.target,
+        "verdict": assessment.verdict,
+        "basis": assessment.basis,
+        "source_id": assessment.source_id,
+        "source_kind": assessment.source_kind,
+        "evidence_quote": assessment.evidence_quote,
+        "rationale": assessment.rationale,
+        "alternative": assessment.alternative,
+        "review": assessment.review,
+        "became_pair": assessment.pair_position is not None,
+        "pair_position": assessment.pair_position,
+        "skipped_reason": assessment.skipped_reason,
+        "created_at": iso(assessment.created_at),
     }

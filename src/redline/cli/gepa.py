@@ -1,0 +1,55 @@
+"""`redline gepa export`: a project's runs and what was said about them, as GEPA's reflective dataset
+(`learning.gepa`; docs/learning.md shows how to hand it to `gepa.optimize`)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import click
+
+from redline.cli.context import CliContext, counted, fail, output_option, pass_context, write_json_lines
+from redline.errors import RedlineError
+from redline.identity import service as identity
+from redline.learning import gepa
+
+
+@click.group("gepa")
+def gepa_group() -> None:
+    """Feedback for GEPA, the prompt optimiser: one reflective record per run."""
+
+
+@gepa_group.command("export")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option(
+    "--trace", "traces", multiple=True, help="Only this trace (an id); repeat for more [default: all]."
+)
+@click.option("--limit", type=click.IntRange(min=1), help="At most this many runs [default: every run].")
+@output_option
+@pass_context
+def export(
+    context: CliContext, project: str, traces: tuple[str, ...], limit: int | None, output: Path | None
+) -> None:
+    """Write {"Inputs", "Generated Outputs", "Feedback", "trace_id"} per run, one JSON object per line.
+
+    Runs newest first, or the --trace ones in the order given; erased runs are left out. Feedback holds
+    the latest reward-model score, the reviewers' comments and the lowest-credit steps.
+    """
+    try:
+        trace_ids = [uuid.UUID(trace) for trace in traces]
+    except ValueError:
+        raise click.BadParameter("each --trace is a trace id (a UUID).") from None
+    db = context.ready_database()
+    try:
+        with db.read() as session:
+            actor = identity.operator(session)
+            target = identity.find_project(session, actor, project)
+            lines = gepa.feedback_records(session, actor, target.id, trace_ids=trace_ids, limit=limit)
+            count = write_json_lines(output, lines)
+    except RedlineError as error:
+        raise fail(error) from error
+    records = counted(count, "record")
+    if output:
+        click.echo(f'Wrote {records} of project "{target.name}" to {output}.')
+    else:
+        click.echo(f"{records}.", err=True)

@@ -1,0 +1,306 @@
+"""`redline reward-models …`: reward models from a shell, as the local operator.
+
+The same services as /api/v1/rm/reward-models (`learning.service`, `scoring`, `autoscore`): make a model
+from traces (its training job is queued with it; a worker trains it), read it, page its pairs out, score
+traces with it, make it the model that scores a project's new traces, or fine-tune a transformers model
+on its pairs on a GPU (`learning.trl_train`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from sqlalchemy.orm import Session
+
+from redline.cli.context import (
+    CliContext,
+    as_operator,
+    counted,
+    fail,
+    output_option,
+    pass_context,
+    print_table,
+    tune_gc_for_bulk_work,
+    when_text,
+    write_json_lines,
+)
+from redline.errors import NotFound, RedlineError
+from redline.identity import service as identity
+from redline.identity.service import Actor
+from redline.jsonio import dumps
+from redline.learning import autoscore, exports, scoring, trl_train
+from redline.learning import service as learning
+from redline.learning.models import RewardModel
+from redline.learning.pairs import DEFAULT_MAX_PAIRS
+
+
+@click.group("reward-models")
+def reward_models_group() -> None:
+    """Reward models: make one from rated or corrected traces, read it, score traces with it."""
+
+
+def find_model(session: Session, actor: Actor, name_or_id: str) -> RewardModel:
+    """A model by id, or by its exact name when one model has it."""
+    try:
+        return learning.get_model(session, actor, uuid.UUID(name_or_id))
+    except ValueError:
+        pass
+    named = [model for model in learning.list_models(session, actor) if model.name == name_or_id]
+    if not named:
+        raise NotFound("reward-model", name_or_id)
+    if len(named) > 1:
+        raise click.ClickException(
+            f'{len(named)} reward models are named "{name_or_id}": name one by its id.'
+        )
+    return named[0]
+
+
+def _trace_ids(traces: tuple[str, ...]) -> list[uuid.UUID]:
+    try:
+        return [uuid.UUID(trace) for trace in traces]
+    except ValueError:
+        raise click.BadParameter("each --trace is a trace id (a UUID).") from None
+
+
+def write_pairs(context: CliContext, model_ref: str, export_format: str, output: Path | None) -> None:
+    """A model's pairs as JSON lines in `export_format` (`exports.FORMATS`), read a page at a time."""
+    db = context.ready_database()
+    try:
+        with db.read() as session:
+            actor = identity.operator(session)
+            model = find_model(session, actor, model_ref)
+            name, lines = model.name, exports.records(session, actor, model.id, export_format)
+            count = write_json_lines(output, lines)
+    except RedlineError as error:
+        raise fail(error) from error
+    pairs = counted(count, "pair")
+    if output:
+        click.echo(f'Wrote {pairs} of "{name}" to {output} ({export_format}).')
+    else:
+        click.echo(f"{pairs}.", err=True)
+
+
+def _progress(session: Session, model: RewardModel) -> str | None:
+    progress = learning.progress_of(session, model)
+    if progress is None:
+        return None
+    fraction, note = progress
+    return f"{fraction:.0%}" + (f" ({note})" if note else "")
+
+
+def _accuracy(metrics: dict[str, Any] | None) -> str:
+    validation = (metrics or {}).get("validation") or {}
+    if validation.get("accuracy") is None:
+        return "-"
+    return f"{validation['accuracy']:.3f}"
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+@reward_models_group.command("list")
+@pass_context
+def list_models(context: CliContext) -> None:
+    """The workspace's reward models, newest first."""
+    with as_operator(context, write=False) as (session, actor):
+        models = learning.list_models(session, actor)
+        counts = learning.trace_counts(session, [model.id for model in models])
+        rows = [
+            (
+                str(model.id),
+                model.name,
+                model.status,
+                str(model.num_pairs),
+                str(counts[model.id]),
+                _accuracy(model.metrics),
+                when_text(model.created_at),
+            )
+            for model in models
+        ]
+    if not rows:
+        click.echo("No reward models yet: make one with redline reward-models create.")
+        return
+    print_table(rows, ("ID", "NAME", "STATUS", "PAIRS", "TRACES", "ACCURACY", "CREATED"))
+
+
+@reward_models_group.command("show")
+@click.argument("model_ref", metavar="MODEL")
+@pass_context
+def show_model(context: CliContext, model_ref: str) -> None:
+    """One model (by id or name): its status, training progress and figures."""
+    with as_operator(context, write=False) as (session, actor):
+        model = find_model(session, actor, model_ref)
+        traces = learning.trace_count(session, model.id)
+        progress = _progress(session, model)
+    click.echo(f'Reward model "{model.name}" ({model.id})')
+    click.echo(f"  status: {model.status}" + (f" — {model.status_detail}" if model.status_detail else ""))
+    if progress is not None:
+        click.echo(f"  progress: {progress}")
+    if model.error:
+        click.echo(f"  error: {model.error}")
+    click.echo(f"  pairs: {model.num_pairs} from {traces} traces (at most {model.max_pairs})")
+    click.echo(f"  created: {when_text(model.created_at)}; finished: {when_text(model.finished_at)}")
+    if model.metrics:
+        click.echo(f"  validation accuracy: {_accuracy(model.metrics)}")
+        click.echo(f"  metrics: {dumps(model.metrics, sort_keys=True).decode()}")
+
+
+@reward_models_group.command("create")
+@click.option("--name", required=True, help="What to call the model.")
+@click.option("--trace", "traces", multiple=True, required=True, help="A trace id; repeat for more traces.")
+@click.option(
+    "--max-pairs",
+    default=DEFAULT_MAX_PAIRS,
+    show_default=True,
+    type=click.IntRange(min=learning.MIN_PAIRS, max=learning.MAX_PAIRS_LIMIT),
+    help="Cap after the seed-0 shuffle.",
+)
+@pass_context
+def create_model(context: CliContext, name: str, traces: tuple[str, ...], max_pairs: int) -> None:
+    """Make a model from the traces' ratings and corrections, and queue its training.
+
+    With an LLM configured (REDLINE_LLM_BASE_URL, REDLINE_LLM_MODEL), training adds pairs from the
+    feedback it finds, so fewer than two rating and correction pairs are not refused here."""
+    trace_ids = _trace_ids(traces)
+    llm = context.settings().llm_configured
+    tune_gc_for_bulk_work()
+    with as_operator(context) as (session, actor):
+        model = learning.create(
+            session, actor, name=name, trace_ids=trace_ids, config={"max_pairs": max_pairs}, feedback_llm=llm
+        )
+        count = learning.trace_count(session, model.id)
+    click.echo(
+        f'Queued reward model "{model.name}" ({model.id}): '
+        f"{counted(model.num_pairs, 'pair')} from {counted(count, 'trace')}."
+    )
+    click.echo("A job worker trains it: redline worker --once, or the one redline serve runs.")
+
+
+@reward_models_group.command("pairs")
+@click.argument("model_ref", metavar="MODEL")
+@output_option
+@pass_context
+def model_pairs(context: CliContext, model_ref: str, output: Path | None) -> None:
+    """The pairs a model was built with, as the API lists them, one JSON object per line.
+
+    The same as `redline pairs export MODEL --format jsonl`.
+    """
+    write_pairs(context, model_ref, "jsonl", output)
+
+
+@reward_models_group.command("score")
+@click.argument("model_ref", metavar="MODEL")
+@click.option("--trace", "traces", multiple=True, required=True, help="A trace id; repeat for more traces.")
+@pass_context
+def score(context: CliContext, model_ref: str, traces: tuple[str, ...]) -> None:
+    """Score traces with a ready model and keep the scores, each assistant action credited."""
+    trace_ids = _trace_ids(traces)
+    with as_operator(context) as (session, actor):
+        model = find_model(session, actor, model_ref)
+        scores = scoring.score_traces(session, actor, model.id, trace_ids)
+        rows = [_score_row(scored.trace_id, scored.score, scored.exact, scored.credits) for scored in scores]
+    print_table(rows, ("TRACE", "SCORE", "ACTIONS", "LOWEST CREDIT"))
+
+
+def _score_row(
+    trace_id: uuid.UUID, value: float, exact: bool, credits: list[dict[str, Any]]
+) -> tuple[str, ...]:
+    lowest = min(credits, key=lambda entry: (entry["credit"], entry["index"])) if credits else None
+    shown = "-" if lowest is None else f"step {lowest['index']} ({lowest['credit']:+.4f})"
+    return (str(trace_id), f"{value:.4f}", f"{len(credits)}{'' if exact else ' (approximate)'}", shown)
+
+
+@reward_models_group.command("activate")
+@click.argument("model_ref", metavar="MODEL")
+@click.option("--project", required=True, help="Project name or id.")
+@pass_context
+def activate(context: CliContext, model_ref: str, project: str) -> None:
+    """Score every new trace of the project with this ready model, in the background."""
+    with as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        model = find_model(session, actor, model_ref)
+        autoscore.set_active_model(session, actor, target.id, model.id)
+    click.echo(f'Project "{target.name}" now scores its new traces with "{model.name}" ({model.id}).')
+
+
+@reward_models_group.command("deactivate")
+@click.option("--project", required=True, help="Project name or id.")
+@pass_context
+def deactivate(context: CliContext, project: str) -> None:
+    """Stop scoring the project's new traces; scores already given stay."""
+    with as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        autoscore.set_active_model(session, actor, target.id, None)
+    click.echo(f'Project "{target.name}" no longer scores its new traces.')
+
+
+@reward_models_group.command("train-gpu")
+@click.argument("model_ref", metavar="MODEL")
+@click.option(
+    "--base-model",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="A local transformers model folder (a chat model); nothing is downloaded.",
+)
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to save the trained reward model and its tokenizer in.",
+)
+@click.option(
+    "--max-length",
+    type=click.IntRange(min=1),
+    help="Tokens per side of a pair [default: the longest pair]; shorter than some pairs is refused.",
+)
+@click.option("--epochs", default=1, show_default=True, type=click.IntRange(min=1))
+@click.option("--batch-size", default=8, show_default=True, type=click.IntRange(min=1), help="Per device.")
+@pass_context
+def train_gpu(
+    context: CliContext,
+    model_ref: str,
+    base_model: Path,
+    output: Path,
+    max_length: int | None,
+    epochs: int,
+    batch_size: int,
+) -> None:
+    """Fine-tune a local model on a reward model's pairs with TRL's RewardTrainer (the `gpu` extra).
+
+    The pairs go in TRL's conversational format, tool calls included, as `redline pairs export --format
+    trl` writes them. Every pair is tokenized first; no pair is dropped for its length.
+    """
+    try:
+        trl_train.require_gpu_extra()
+    except trl_train.GpuTrainingRefused as refused:
+        raise click.ClickException(str(refused)) from None
+    db = context.ready_database()
+    try:
+        with db.read() as session:
+            actor = identity.operator(session)
+            model = find_model(session, actor, model_ref)
+            run = trl_train.train(
+                _conversations(session, actor, model.id),
+                base_model=base_model,
+                output=output,
+                max_length=max_length,
+                epochs=epochs,
+                batch_size=batch_size,
+                say=click.echo,
+            )
+    except RedlineError as error:
+        raise fail(error) from error
+    except trl_train.GpuTrainingRefused as refused:
+        raise click.ClickException(str(refused)) from None
+    click.echo(
+        f'Trained a reward model on {run.plan.pairs} pairs of "{model.name}" in {run.seconds:.0f} s '
+        f"(max_length {run.plan.max_length}); saved to {run.output}."
+    )
+
+
+def _conversations(session: Session, actor: Actor, model_id: uuid.UUID) -> Iterator[dict[str, Any]]:
+    return exports.records(session, actor, model_id, "trl")

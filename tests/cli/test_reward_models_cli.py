@@ -1,0 +1,187 @@
+"""`redline reward-models list|show|create|pairs|score|activate|deactivate` on both stores: a model made
+from rated traces, trained by the real worker, scoring traces and a project's new ones, and each
+command's refusals."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import uuid
+
+from click.testing import CliRunner, Result
+
+from redline.cli.main import cli
+from tests.cli.test_learning_exports import REFUND_FIRST, _annotate, _run, _work
+from tests.conftest import Harness
+from tests.samples import REFUND_STEPS
+
+RM = "/api/v1/rm"
+
+
+def invoke(database_url: str, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--database-url", database_url, *args], catch_exceptions=False)
+
+
+def ok(database_url: str, *args: str) -> str:
+    result = invoke(database_url, *args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _rated(harness: Harness, count: int = 6) -> tuple[list[str], list[str]]:
+    good: list[str] = []
+    bad: list[str] = []
+    for _ in range(count):
+        good.append(_run(harness, copy.deepcopy(REFUND_STEPS)))
+        _annotate(harness, good[-1], rating=1)
+        bad.append(_run(harness, REFUND_FIRST))
+        _annotate(harness, bad[-1], rating=-1)
+    return good, bad
+
+
+def _created(database_url: str, name: str, trace_ids: list[str]) -> str:
+    output = ok(database_url, "reward-models", "create", "--name", name, *(f"--trace={t}" for t in trace_ids))
+    match = re.fullmatch(
+        rf'Queued reward model "{name}" \(([0-9a-f-]{{36}})\): (\d+) pairs from (\d+) traces\.\n'
+        r"A job worker trains it: redline worker --once, or the one redline serve runs\.\n",
+        output,
+    )
+    assert match, output
+    assert int(match.group(3)) == len(trace_ids)
+    return match.group(1)
+
+
+def test_create_list_show_a_model_as_it_trains(harness: Harness, database_url: str) -> None:
+    assert ok(database_url, "reward-models", "list") == (
+        "No reward models yet: make one with redline reward-models create.\n"
+    )
+    good, bad = _rated(harness)
+    model_id = _created(database_url, "refunds", good + bad)
+    listing = ok(database_url, "reward-models", "list").splitlines()
+    assert re.fullmatch(r"ID\s+NAME\s+STATUS\s+PAIRS\s+TRACES\s+ACCURACY\s+CREATED", listing[0])
+    assert re.fullmatch(rf"{model_id}\s+refunds\s+queued\s+36\s+12\s+-\s+\S+", listing[1])
+    queued = ok(database_url, "reward-models", "show", "refunds").splitlines()
+    assert queued[:4] == [
+        f'Reward model "refunds" ({model_id})',
+        "  status: queued — Queued for training.",
+        "  progress: 0%",
+        "  pairs: 36 from 12 traces (at most 4000)",
+    ]
+    assert _work(harness) == 1
+    shown = ok(database_url, "reward-models", "show", model_id).splitlines()
+    api = harness.client.get(f"{RM}/reward-models/{model_id}", headers=harness.admin).json()
+    accuracy = f"{api['metrics']['validation']['accuracy']:.3f}"
+    assert shown[1] == "  status: ready — Ready: trained as hashed-ngram-bt."
+    assert "progress" not in "\n".join(shown)
+    assert shown[4] == f"  validation accuracy: {accuracy}"
+    assert json.loads(shown[5].removeprefix("  metrics: ")) == api["metrics"]
+    assert re.fullmatch(
+        rf"{model_id}\s+refunds\s+ready\s+36\s+12\s+{re.escape(accuracy)}\s+\S+",
+        ok(database_url, "reward-models", "list").splitlines()[1],
+    )
+
+
+def test_create_refuses_too_few_pairs_and_bad_traces(harness: Harness, database_url: str) -> None:
+    lone = _run(harness, copy.deepcopy(REFUND_STEPS))
+    result = invoke(database_url, "reward-models", "create", "--name", "m", "--trace", lone)
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "Error: training needs at least 2 usable pairs; the selected traces give 0:"
+    )
+    # With an LLM configured, training may find pairs in the trace's feedback: the model is made.
+    made = CliRunner(
+        env={"REDLINE_LLM_BASE_URL": "http://127.0.0.1:9/v1", "REDLINE_LLM_MODEL": "judge"}
+    ).invoke(cli, ["--database-url", database_url, "reward-models", "create", "--name", "m", "--trace", lone])
+    assert made.exit_code == 0, made.output
+    assert made.output.startswith('Queued reward model "m" (')
+    assert "0 pairs from 1 trace." in made.output
+    result = invoke(database_url, "reward-models", "create", "--name", "m", "--trace", "not-an-id")
+    assert result.exit_code == 2
+    assert "each --trace is a trace id (a UUID)." in result.output
+    missing = str(uuid.uuid4())
+    result = invoke(database_url, "reward-models", "create", "--name", "m", "--trace", missing)
+    assert (result.exit_code, result.output) == (1, f"Error: Trace {missing} not found\n")
+    result = invoke(
+        database_url, "reward-models", "create", "--name", "m", "--trace", lone, "--max-pairs", "1"
+    )
+    assert result.exit_code == 2
+
+
+def test_score_with_a_ready_model_only(harness: Harness, database_url: str) -> None:
+    good, bad = _rated(harness)
+    model_id = _created(database_url, "refunds", good + bad)
+    result = invoke(database_url, "reward-models", "score", model_id, "--trace", bad[0])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: reward model {model_id} is queued, not ready: only a trained model scores traces\n",
+    )
+    assert _work(harness) == 1
+    header, *rows = ok(
+        database_url, "reward-models", "score", "refunds", "--trace", good[0], "--trace", bad[0]
+    ).splitlines()
+    assert re.fullmatch(r"TRACE\s+SCORE\s+ACTIONS\s+LOWEST CREDIT", header)
+    for trace_id, row in zip((good[0], bad[0]), rows, strict=True):
+        trace = harness.client.get(f"{RM}/traces/{trace_id}", headers=harness.admin).json()
+        lowest = min(trace["action_scores"], key=lambda action: (action["credit"], action["index"]))
+        assert row.split(None, 3) == [
+            trace_id,
+            f"{trace['latest_score']['score']:.4f}",
+            "2",
+            f"step {lowest['index']} ({lowest['credit']:+.4f})",
+        ]
+    # The refund issued before the look-up is the refund-first run's lowest-credit action.
+    assert "step 2 (" in rows[1]
+
+
+def test_activate_and_deactivate_a_projects_model(harness: Harness, database_url: str) -> None:
+    good, bad = _rated(harness, 2)
+    model_id = _created(database_url, "refunds", good + bad)
+    result = invoke(database_url, "reward-models", "activate", model_id, "--project", "default")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: reward model {model_id} is queued, not ready: only a trained model scores traces\n",
+    )
+    assert _work(harness) == 1
+    assert ok(database_url, "reward-models", "activate", "refunds", "--project", "default") == (
+        f'Project "default" now scores its new traces with "refunds" ({model_id}).\n'
+    )
+    scoring = harness.client.get(f"{RM}/projects/{harness.project_id}/scoring", headers=harness.admin).json()
+    assert scoring["reward_model_id"] == model_id
+    fresh = _run(harness, copy.deepcopy(REFUND_STEPS))
+    assert _work(harness) == 1
+    scored = harness.client.get(f"{RM}/traces/{fresh}", headers=harness.admin).json()
+    assert scored["latest_score"]["reward_model_id"] == model_id
+    assert ok(database_url, "reward-models", "deactivate", "--project", harness.project_id) == (
+        'Project "default" no longer scores its new traces.\n'
+    )
+    scoring = harness.client.get(f"{RM}/projects/{harness.project_id}/scoring", headers=harness.admin).json()
+    assert scoring["reward_model_id"] is None
+    result = invoke(database_url, "reward-models", "deactivate", "--project", "nope")
+    assert (result.exit_code, result.output) == (1, 'Error: No project "nope".\n')
+
+
+def test_models_are_found_by_id_or_one_name(harness: Harness, database_url: str) -> None:
+    good, bad = _rated(harness, 2)
+    first = _created(database_url, "twin", good + bad)
+    _created(database_url, "twin", good + bad)
+    result = invoke(database_url, "reward-models", "show", "twin")
+    assert (result.exit_code, result.output) == (
+        1,
+        'Error: 2 reward models are named "twin": name one by its id.\n',
+    )
+    assert ok(database_url, "reward-models", "show", first).startswith(f'Reward model "twin" ({first})\n')
+    for command in (["show", "ghost"], ["pairs", "ghost"], ["score", "ghost", "--trace", good[0]]):
+        result = invoke(database_url, "reward-models", *command)
+        assert (result.exit_code, result.output) == (1, 'Error: No reward-model "ghost".\n')
+
+
+def test_pairs_lists_the_models_pairs(harness: Harness, database_url: str) -> None:
+    good, bad = _rated(harness, 2)
+    model_id = _created(database_url, "refunds", good + bad)
+    result = CliRunner().invoke(cli, ["--database-url", database_url, "reward-models", "pairs", model_id])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 4
+    assert result.stderr == "4 pairs.\n"
+    listed = harness.client.get(f"{RM}/reward-models/{model_id}/pairs", headers=harness.admin).json()["pairs"]
+    assert [json.loads(line) for line in result.stdout.splitlines()] == listed
