@@ -89,6 +89,13 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(
         120.0, gt=0, description="How long one request to the LLM endpoint may take, in seconds."
     )
+    llm_concurrency: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="How many traces one training job assesses at once, so at most this many requests to "
+        "the LLM endpoint are open. More is quicker while the endpoint keeps up; 1 asks one at a time.",
+    )
 
     @property
     def llm_configured(self) -> bool:

@@ -35,9 +35,11 @@ class OpenAICompatibleChat:
         *,
         api_key: str | None = None,
         timeout: float = 120.0,
+        concurrency: int = 1,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.name = model
+        self.concurrency = concurrency
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._key = api_key or None
         self._timeout = timeout
@@ -89,5 +91,9 @@ def chat_model(settings: Settings) -> ChatModel | None:
         return None
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key is not None else None
     return OpenAICompatibleChat(
-        settings.llm_base_url, settings.llm_model, api_key=key, timeout=settings.llm_timeout_seconds
+        settings.llm_base_url,
+        settings.llm_model,
+        api_key=key,
+        timeout=settings.llm_timeout_seconds,
+        concurrency=settings.llm_concurrency,
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -81,7 +83,10 @@ def _worse(source_id: str, quote: str, alternative: Any, basis: str = "user_feed
 
 
 def _llm_settings(database_url: str, url: str, **more: Any) -> Settings:
-    return Settings(database_url=database_url, llm_base_url=url, llm_model=MODEL, **more)
+    """One request at a time unless a test says otherwise: the scripts answer in the order asked."""
+    return Settings(
+        database_url=database_url, llm_base_url=url, llm_model=MODEL, **{"llm_concurrency": 1, **more}
+    )
 
 
 @pytest.fixture
@@ -857,3 +862,54 @@ def test_the_llm_settings_reach_server_processes_whole(monkeypatch: pytest.Monke
     assert again == settings
     assert again.llm_configured
     assert "sk-whole-key" not in repr(again)
+
+
+def test_traces_are_assessed_several_at_once_and_kept_in_trace_order(
+    llm: Harness, scripted_llm: ScriptedLLM, database_url: str
+) -> None:
+    """At REDLINE_LLM_CONCURRENCY 3 the endpoint has up to three requests open at once, and what is
+    stored — assessments, their positions, the pairs — is what one at a time stores."""
+    stored = [_store(llm, CORRECTED) for _ in range(6)]
+    open_now = 0
+    most_open = 0
+    counting = threading.Lock()
+
+    def judge(request: Recorded) -> dict[str, Any]:
+        nonlocal open_now, most_open
+        with counting:
+            open_now += 1
+            most_open = max(most_open, open_now)
+        # Slower answers for the earlier traces, so the later ones finish first.
+        position = next(
+            i
+            for i, (_, steps) in enumerate(stored)
+            if f"id {steps[2]}" in request.prompt or f"id {steps[4]}" in request.prompt
+        )
+        time.sleep(0.05 * (6 - position))
+        with counting:
+            open_now -= 1
+        steps = stored[position][1]
+        if f"id {steps[4]}" in request.prompt and position % 2 == 0:
+            return _worse(steps[5], "I asked for a refund", f"{BETTER} ({position})")
+        return NONE
+
+    def learned(concurrency: int) -> tuple[list[tuple[str, int, str]], list[tuple[str, str]]]:
+        scripted_llm.answer(*[judge] * 12)
+        model = _model(llm, [trace_id for trace_id, _ in stored])
+        assert _work(llm, _llm_settings(database_url, scripted_llm.url, llm_concurrency=concurrency)) == 1
+        assert _get(llm, model["id"])["status"] == "ready"
+        listed = [
+            (a["trace_id"], a["step_index"], a["verdict"]) for a in _learning(llm, model["id"])["assessments"]
+        ]
+        pairs = [(p["source_ids"]["chosen"]["trace_id"], p["chosen"]) for p in _pairs(llm, model["id"])]
+        return listed, pairs
+
+    at_once = learned(3)
+    assert most_open == 3
+    most_open = 0
+    one_by_one = learned(1)
+    assert most_open == 1
+    assert at_once == one_by_one
+    listed, pairs = at_once
+    assert [trace_id for trace_id, _, _ in listed] == [trace_id for trace_id, _ in stored for _ in (2, 4)]
+    assert [trace_id for trace_id, _ in pairs] == [stored[i][0] for i in (0, 2, 4)]

@@ -21,18 +21,22 @@ against the explicit feedback about it and writes an alternative; the ones that 
   writes steps; `original_worse` makes the alternative chosen, `original_better` the original. They
   follow the model's rating and correction pairs, up to `max_pairs` in all.
 
-The work runs in the training job (`training.py`), a trace at a time: each trace's assessments are
-written in one short transaction once the LLM has answered for all of it, so a retried job (after a
-503, say) resumes at the first trace without assessments, and the pairs are placed from the stored
-assessments at the end, replacing any an earlier attempt placed. A retry never asks twice about a
-trace, nor duplicates a pair.
+The work runs in the training job (`training.py`), `chat.concurrency` traces at a time
+(REDLINE_LLM_CONCURRENCY: an endpoint's answers take seconds, and a model may have thousands of
+traces). Each trace's assessments are written in one short transaction once the LLM has answered for
+all of it, in trace order whatever order the answers come in, so a retried job (after a 503, say)
+resumes at the first trace without assessments, and the pairs are placed from the stored assessments
+at the end, replacing any an earlier attempt placed. A retry never asks twice about a kept trace, nor
+duplicates a pair.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -420,28 +424,32 @@ def assess(
             session, FeedbackAssessment.reward_model_id == model_id, FeedbackAssessment.chosen.is_not(None)
         )
     stopped = False
-    for number, trace_id in enumerate(traces):
-        report(number / max(len(traces), 1), f"assessing feedback: trace {number + 1} of {len(traces)}")
-        if trace_id in done:
-            continue
-        if room <= 0:
-            stopped = True
-            break
-        with db.read() as session:
-            steps = _steps(session, trace_id)
-            comments = _comments(session, trace_id)
-        rows = [
-            assess_target(chat, trace_id, steps, index, comments)
-            for index, step in enumerate(steps)
-            if step.role == "assistant"
-        ]
-        with db.write() as session:
-            now = utcnow()
-            for row in rows:
-                row.update(id=uuid.uuid4(), reward_model_id=model_id, position=position, created_at=now)
-                position += 1
-            bulk_insert(session, cast(Table, FeedbackAssessment.__table__), rows)
-        room -= sum(row["chosen"] is not None for row in rows)
+    waiting = deque(trace_id for trace_id in traces if trace_id not in done)
+    finished = len(traces) - len(waiting)
+    # Traces are assessed `chat.concurrency` at a time and kept in trace order as they finish, so the
+    # stored assessments, their positions and the pairs are the same whatever the concurrency.
+    pool = ThreadPoolExecutor(max_workers=chat.concurrency, thread_name_prefix="assess")
+    asked: deque[Future[list[dict[str, Any]]]] = deque()
+    try:
+        while waiting or asked:
+            # Traces are put in hand while there may be room for their pairs; the few in hand when the
+            # room runs out are still kept (`place_pairs` marks what the cap leaves out).
+            while waiting and len(asked) < chat.concurrency and room > 0:
+                asked.append(pool.submit(_assess_trace, db, chat, waiting.popleft()))
+            if not asked:
+                stopped = True
+                break
+            rows = asked.popleft().result()
+            position = _keep(db, model_id, rows, position)
+            room -= sum(row["chosen"] is not None for row in rows)
+            finished += 1
+            report(finished / max(len(traces), 1), f"assessing feedback: trace {finished} of {len(traces)}")
+    except BaseException:
+        # The traces kept stay kept, so a retry resumes after them; the ones in hand are let go of
+        # rather than waited for.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     report(1.0, "placing feedback pairs")
     with db.write() as session:
         placed = place_pairs(session, model_id)
@@ -466,6 +474,29 @@ def assess(
             ),
             "stopped_at_max_pairs": stopped,
         }
+
+
+def _assess_trace(db: Database, chat: ChatModel, trace_id: uuid.UUID) -> list[dict[str, Any]]:
+    """Every assistant action of one trace assessed, in step order (on a pool thread)."""
+    with db.read() as session:
+        steps = _steps(session, trace_id)
+        comments = _comments(session, trace_id)
+    return [
+        assess_target(chat, trace_id, steps, index, comments)
+        for index, step in enumerate(steps)
+        if step.role == "assistant"
+    ]
+
+
+def _keep(db: Database, model_id: uuid.UUID, rows: list[dict[str, Any]], position: int) -> int:
+    """One trace's assessments written together, numbered on from `position`; the next position."""
+    with db.write() as session:
+        now = utcnow()
+        for row in rows:
+            row.update(id=uuid.uuid4(), reward_model_id=model_id, position=position, created_at=now)
+            position += 1
+        bulk_insert(session, cast(Table, FeedbackAssessment.__table__), rows)
+    return position
 
 
 def place_pairs(session: Session, model_id: uuid.UUID) -> int:

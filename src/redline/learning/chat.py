@@ -21,6 +21,11 @@ class ChatModel(Protocol):
         """The model's name, recorded with what it assessed (never a key or a URL)."""
         ...
 
+    @property
+    def concurrency(self) -> int:
+        """How many requests may be open at once: the endpoint's limit, as the operator set it."""
+        ...
+
     def complete(self, messages: Sequence[ChatMessage]) -> str:
         """The assistant's answer to `messages`.
 
