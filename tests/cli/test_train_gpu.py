@@ -133,7 +133,7 @@ def test_pairs_are_tokenized_as_trl_would_with_the_chat_template() -> None:
     row = trl_train.tokenized(tokenizer, record)
     # chosen: <user> refund order 1182 <assistant> Checking. lookup_order 1182
     # rejected: <user> refund order 1182 <assistant> Done, refunded.
-    assert (len(row["chosen_input_ids"]), len(row["rejected_input_ids"])) == (8, 7)
+    assert (len(row["chosen_ids"]), len(row["rejected_ids"])) == (8, 7)
     assert tokenizer.seen == [record["chosen"], record["rejected"]]
     assert tokenizer.seen[0][1]["tool_calls"][0]["function"] == {
         "name": "lookup_order",

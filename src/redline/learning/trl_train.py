@@ -14,7 +14,7 @@ longest pair, and a shorter `--max-length` is refused with the count of pairs it
 no truncation of preference pairs to choose instead, and a truncated agent trace would lose the very
 action a pair is about (its last step), so there is no `--truncate`.
 
-The pre-tokenized pairs (`chosen_input_ids`, `rejected_input_ids`) are what TRL is given: it then skips
+The pre-tokenized pairs (`chosen_ids`, `rejected_ids`) are what TRL is given: it then skips
 its own tokenizing, so what was measured is what trains, and the tool calls' argument objects never go
 through an Arrow table, whose struct columns would fill a call's missing arguments with nulls.
 """
@@ -28,7 +28,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from redline.jsonio import dumps
 
 GPU_PACKAGES = ("trl", "transformers", "datasets", "accelerate")
 INSTALL_HINT = "pip install 'redline[gpu]'"
@@ -61,8 +63,8 @@ def token_ids(tokenizer: Any, messages: Sequence[dict[str, Any]]) -> list[int]:
 def tokenized(tokenizer: Any, record: dict[str, Any]) -> dict[str, list[int]]:
     """A conversational pair (`exports.trl_record`) as the pre-tokenized row TRL trains on as it is."""
     return {
-        "chosen_input_ids": token_ids(tokenizer, record["chosen"]),
-        "rejected_input_ids": token_ids(tokenizer, record["rejected"]),
+        "chosen_ids": token_ids(tokenizer, record["chosen"]),
+        "rejected_ids": token_ids(tokenizer, record["rejected"]),
     }
 
 
@@ -127,23 +129,26 @@ def train(
             f"the tokenizer in {base_model} has no chat template, so conversations can't be tokenized: "
             "use an instruction-tuned (chat) model"
         )
-    with tempfile.TemporaryDirectory(prefix="redline-trl-") as cache:
+    with tempfile.TemporaryDirectory(prefix="redline-trl-") as folder:
         say("Tokenizing the pairs with the model's chat template…")
-        # Written to an Arrow file as they are made and memory-mapped from it: 100,000 tokenized pairs of
-        # agent traces would not fit in memory as Python lists. A fresh cache folder, so no earlier
-        # dataset is ever taken for this one.
-        dataset = datasets.Dataset.from_generator(
-            lambda: (tokenized(tokenizer, record) for record in records), cache_dir=cache
-        )
-        plan = plan_max_length(_longer_sides(dataset), max_length)
+        # Written to a file as they are made and read back by `datasets` into a memory-mapped Arrow
+        # table: 100,000 tokenized pairs of agent traces would not fit in memory as Python lists. A fresh
+        # folder for its cache too, so no earlier dataset is ever taken for this one.
+        rows = Path(folder) / "pairs.jsonl"
+        with rows.open("wb") as sink:
+            lengths = list(_write_tokenized(tokenizer, records, sink))
+        plan = plan_max_length(lengths, max_length)
         say(f"{plan.pairs} pairs; the longest is {plan.longest} tokens; max_length {plan.max_length}.")
-        return _fit(transformers, trl, tokenizer, dataset, plan, base_model, output, epochs, batch_size)
+        dataset = datasets.load_dataset("json", data_files=str(rows), split="train", cache_dir=folder)
+        return _fit(transformers, trl, tokenizer, dataset, plan, base_model, output, epochs, batch_size, say)
 
 
-def _longer_sides(dataset: Any) -> Iterator[int]:
-    for batch in dataset.iter(batch_size=1000):
-        for chosen, rejected in zip(batch["chosen_input_ids"], batch["rejected_input_ids"], strict=True):
-            yield max(len(chosen), len(rejected))
+def _write_tokenized(tokenizer: Any, records: Iterator[dict[str, Any]], sink: IO[bytes]) -> Iterator[int]:
+    """Each pair tokenized and written as a JSON line; yields the length of its longer side."""
+    for record in records:
+        row = tokenized(tokenizer, record)
+        sink.write(dumps(row) + b"\n")
+        yield max(len(row["chosen_ids"]), len(row["rejected_ids"]))
 
 
 def _fit(
@@ -156,6 +161,7 @@ def _fit(
     output: Path,
     epochs: int,
     batch_size: int,
+    say: Callable[[str], None],
 ) -> GpuRun:
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
         str(base_model), num_labels=1, local_files_only=True
@@ -170,6 +176,7 @@ def _fit(
         per_device_train_batch_size=batch_size,
         report_to=[],
         save_strategy="no",
+        **_device_options(say),
     )
     trainer = trl.RewardTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer)
     started = time.perf_counter()
@@ -177,3 +184,13 @@ def _fit(
     trainer.save_model(str(output))
     tokenizer.save_pretrained(str(output))
     return GpuRun(output, plan, epochs, batch_size, time.perf_counter() - started)
+
+
+def _device_options(say: Callable[[str], None]) -> dict[str, Any]:
+    """RewardConfig trains in bf16 on a GPU by default, which a CPU can't: without a GPU it trains on the
+    CPU in full precision (slowly; fine for a small model or a trial run) and says so."""
+    torch: Any = importlib.import_module("torch")
+    if torch.cuda.is_available():
+        return {}
+    say("No GPU found: training on the CPU in full precision, which is slow.")
+    return {"use_cpu": True, "bf16": False}
