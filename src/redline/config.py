@@ -96,6 +96,13 @@ class Settings(BaseSettings):
         description="How many traces one training job assesses at once, so at most this many requests to "
         "the LLM endpoint are open. More is quicker while the endpoint keeps up; 1 asks one at a time.",
     )
+    llm_prompt_characters: int = Field(
+        32_000,
+        ge=2_000,
+        description="About how many characters of conversation one request to the LLM shows (roughly 4 a "
+        "token): long steps are cut in the middle and, past it, only the opening and the latest steps "
+        "are shown. Raise it for models with a large context window.",
+    )
 
     @property
     def llm_configured(self) -> bool:

@@ -36,10 +36,12 @@ class OpenAICompatibleChat:
         api_key: str | None = None,
         timeout: float = 120.0,
         concurrency: int = 1,
+        prompt_characters: int = 32_000,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.name = model
         self.concurrency = concurrency
+        self.prompt_characters = prompt_characters
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._key = api_key or None
         self._timeout = timeout
@@ -96,4 +98,5 @@ def chat_model(settings: Settings) -> ChatModel | None:
         api_key=key,
         timeout=settings.llm_timeout_seconds,
         concurrency=settings.llm_concurrency,
+        prompt_characters=settings.llm_prompt_characters,
     )

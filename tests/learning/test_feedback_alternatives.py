@@ -913,3 +913,23 @@ def test_traces_are_assessed_several_at_once_and_kept_in_trace_order(
     listed, pairs = at_once
     assert [trace_id for trace_id, _, _ in listed] == [trace_id for trace_id, _ in stored for _ in (2, 4)]
     assert [trace_id for trace_id, _ in pairs] == [stored[i][0] for i in (0, 2, 4)]
+
+
+def test_a_trace_longer_than_a_request_may_be_is_assessed_within_the_budget(
+    llm: Harness, scripted_llm: ScriptedLLM, database_url: str
+) -> None:
+    """A tool that returned a whole document: the requests stay near REDLINE_LLM_PROMPT_CHARACTERS, the
+    document cut in the middle, and the correction after the answer still makes its pair."""
+    steps = copy.deepcopy(CORRECTED)
+    steps[3]["content"] = json.dumps({"status": "delivered", "log": "x" * 200_000})
+    trace_id, step_ids = _store(llm, steps)
+    scripted_llm.answer(NONE, _worse(step_ids[5], "I asked for a refund", BETTER))
+    model = _model(llm, [trace_id])
+    assert _work(llm, _llm_settings(database_url, scripted_llm.url, llm_prompt_characters=8_000)) == 1
+    assert _get(llm, model["id"])["num_pairs"] == 1
+    for request in scripted_llm.requests:
+        assert len(request.prompt) < 9_000
+    assert re.search(r"\[… \d+ characters left out …\]", scripted_llm.requests[1].prompt)
+    # The training text is the whole stored step, not the cut one.
+    [pair] = _pairs(llm, model["id"])
+    assert "x" * 200_000 in pair["rejected"]

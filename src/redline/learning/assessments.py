@@ -260,7 +260,7 @@ def _review(
     target = steps[position]
     original = prompts.call_line(str(target.tool_name), dict(target.tool_input or {}))
     other = prompts.call_line(str(alternative.tool_name), dict(alternative.tool_input or {}))
-    text = _ask(chat, prompts.review_messages(steps, position, original, other))
+    text = _ask(chat, prompts.review_messages(steps, position, original, other, chat.prompt_characters))
     return parse_review(text, f"review of the alternative to {where}")
 
 
@@ -287,7 +287,9 @@ def assess_target(
     where = f"step {target.index} of trace {trace_id}"
     offered = feedback_for(steps, position, comments)
     answer = parse_assessment(
-        _ask(chat, prompts.assess_messages(steps, position, offered)), kind, f"assessment of {where}"
+        _ask(chat, prompts.assess_messages(steps, position, offered, chat.prompt_characters)),
+        kind,
+        f"assessment of {where}",
     )
     row: dict[str, Any] = {
         "trace_id": trace_id,

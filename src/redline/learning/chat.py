@@ -26,6 +26,12 @@ class ChatModel(Protocol):
         """How many requests may be open at once: the endpoint's limit, as the operator set it."""
         ...
 
+    @property
+    def prompt_characters(self) -> int:
+        """About how many characters of conversation one request may show: what the model's context
+        window takes, as the operator set it."""
+        ...
+
     def complete(self, messages: Sequence[ChatMessage]) -> str:
         """The assistant's answer to `messages`.
 

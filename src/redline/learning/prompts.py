@@ -8,6 +8,15 @@
    alternative), without saying which was made. The answer is one JSON object (`REVIEW`).
 
 Every step shown carries its index and id, so an answer's citations can be checked against the trace.
+
+**A request fits the endpoint.** Agent traces can be far longer than a model's context window (a
+tool that returns a whole document, hundreds of steps), and a request that doesn't fit is refused for
+good, failing the job. So a request shows at most `budget` characters of conversation
+(REDLINE_LLM_PROMPT_CHARACTERS): each step, feedback item and the target are cut in the middle when
+long, and when the steps still don't fit, the opening of the conversation (its system steps and the
+first user message: what the task is) and as many of the latest steps as fit are shown, with a line
+saying which steps were left out. What is checked in code (quotes, ids) is checked against the whole
+stored text, so cutting a request never lets a wrong citation through.
 """
 
 from __future__ import annotations
@@ -75,12 +84,55 @@ class Feedback:
     step_index: int  # the user message's step, or the commented step
 
 
-def _step_line(step: TraceStep) -> str:
-    return f"[step {step.index} · id {step.id}]\n{render_step(step)}"
+# Of a request's budget: the most one step, feedback item or target may take before it is cut.
+PIECE_SHARE = 0.25
 
 
-def _context(steps: Sequence[TraceStep]) -> str:
-    return "\n\n".join(_step_line(step) for step in steps) if steps else "(nothing before it)"
+def clipped(text: str, limit: int) -> str:
+    """`text`, or its start and end with the middle left out (and said so) when longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2, 1)
+    return f"{text[:keep]}\n[… {len(text) - 2 * keep} characters left out …]\n{text[-keep:]}"
+
+
+def _step_line(step: TraceStep, limit: int) -> str:
+    return f"[step {step.index} · id {step.id}]\n{clipped(render_step(step), limit)}"
+
+
+def _opening(steps: Sequence[TraceStep]) -> int:
+    """How many steps open the conversation: the system steps and the first user message."""
+    for number, step in enumerate(steps):
+        if step.role == "user":
+            return number + 1
+        if step.role != "system":
+            return number
+    return len(steps)
+
+
+def _context(steps: Sequence[TraceStep], budget: int, piece: int) -> str:
+    """The steps as the request shows them, each cut to `piece`, within `budget` characters in all
+    (module doc)."""
+    if not steps:
+        return "(nothing before it)"
+    lines = [_step_line(step, piece) for step in steps]
+    if sum(len(line) + 2 for line in lines) <= budget:
+        return "\n\n".join(lines)
+    head = _opening(steps)
+    room = budget - sum(len(line) + 2 for line in lines[:head])
+    tail = len(lines)
+    while tail > head and room - len(lines[tail - 1]) - 2 >= 0:
+        tail -= 1
+        room -= len(lines[tail]) + 2
+    if tail == len(lines) > head:
+        tail -= 1  # the step just before the action is always shown, whatever its length
+    if tail == head:
+        return "\n\n".join(lines)
+    left_out = (
+        f"[… steps {steps[head].index}–{steps[tail - 1].index} left out: the conversation is longer than "
+        "a request may be …]"
+    )
+    return "\n\n".join([*lines[:head], left_out, *lines[tail:]])
 
 
 def target_kind(step: TraceStep) -> str:
@@ -88,33 +140,38 @@ def target_kind(step: TraceStep) -> str:
 
 
 def assess_messages(
-    steps: Sequence[TraceStep], position: int, feedback: Sequence[Feedback]
+    steps: Sequence[TraceStep], position: int, feedback: Sequence[Feedback], budget: int
 ) -> list[ChatMessage]:
-    """The request for the target `steps[position]`: context before it, the target, the feedback."""
+    """The request for the target `steps[position]`: context before it, the target, the feedback, in
+    about `budget` characters (module doc)."""
     target = steps[position]
     kind = "tool call" if target_kind(target) == "tool_call" else "text response"
+    piece = int(budget * PIECE_SHARE)
     offered = (
         "\n\n".join(
-            f"[{item.kind} · id {item.id} · step {item.step_index}]\n{item.text}" for item in feedback
+            f"[{item.kind} · id {item.id} · step {item.step_index}]\n{clipped(item.text, piece)}"
+            for item in feedback
         )
         if feedback
         else "(none: no user message followed it, and no one commented on it)"
     )
+    shown = f"TARGET step {target.index} ({kind}), id {target.id}\n\n{clipped(render_step(target), piece)}"
+    room = max(budget - len(shown) - len(offered), piece)
     body = (
-        f"CONVERSATION BEFORE THE ACTION\n\n{_context(steps[:position])}\n\n"
-        f"TARGET step {target.index} ({kind}), id {target.id}\n\n{render_step(target)}\n\n"
-        f"FEEDBACK\n\n{offered}"
+        f"CONVERSATION BEFORE THE ACTION\n\n{_context(steps[:position], room, piece)}\n\n"
+        f"{shown}\n\nFEEDBACK\n\n{offered}"
     )
     return [{"role": "system", "content": ASSESS}, {"role": "user", "content": body}]
 
 
 def review_messages(
-    steps: Sequence[Any], position: int, original: str, alternative: str
+    steps: Sequence[Any], position: int, original: str, alternative: str, budget: int
 ) -> list[ChatMessage]:
     """The independent review of a tool-call alternative: the context before the call, nothing later."""
-    body = (
-        f"CONVERSATION SO FAR\n\n{_context(steps[:position])}\n\nCALL A\n{original}\n\nCALL B\n{alternative}"
-    )
+    piece = int(budget * PIECE_SHARE)
+    calls = f"CALL A\n{clipped(original, piece)}\n\nCALL B\n{clipped(alternative, piece)}"
+    room = max(budget - len(calls), piece)
+    body = f"CONVERSATION SO FAR\n\n{_context(steps[:position], room, piece)}\n\n{calls}"
     return [{"role": "system", "content": REVIEW}, {"role": "user", "content": body}]
 
 
