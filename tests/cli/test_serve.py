@@ -110,6 +110,10 @@ def test_serve_with_workers_shares_one_port_and_every_write_lands(database_url: 
         assert "2 worker processes" in output
         match = TOKEN_LINE.search(output)
         assert match, output
+        # A worker just forked shows the parent's command line until it has started its interpreter.
+        deadline = time.monotonic() + 30
+        while _spawned_workers(process) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert _spawned_workers(process) == 2
         headers = {"Authorization": f"Bearer {match.group(1)}"}
         project = httpx.get(f"{base}/v1/projects", headers=headers).json()["data"][0]["id"]
