@@ -44,15 +44,16 @@ class OpenAICompatibleChat:
         self.prompt_characters = prompt_characters
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._key = api_key or None
-        self._timeout = timeout
-        self._transport = transport
+        # One client for the life of the worker, shared by its threads (httpx's is thread-safe): it keeps
+        # connections open between requests, and making a client costs more than a request to a local
+        # server (its TLS context alone; bench/README.md, "assessments.py").
+        self._client = httpx.Client(timeout=timeout, transport=transport)
 
     def complete(self, messages: Sequence[ChatMessage]) -> str:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         body = {"model": self.name, "messages": [dict(message) for message in messages], "temperature": 0}
         try:
-            with httpx.Client(timeout=self._timeout, transport=self._transport) as client:
-                answer = client.post(self._url, json=body, headers=headers)
+            answer = self._client.post(self._url, json=body, headers=headers)
         except httpx.TransportError as failure:
             reason = self._hidden(str(failure) or type(failure).__name__)
             raise ChatUnavailable(f"the LLM endpoint could not be reached: {reason}") from None
