@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,9 +20,11 @@ from starlette.testclient import TestClient
 
 from redline import migrate
 from redline.app import create_app
+from redline.background import JOB_KINDS
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity
+from redline.jobs.worker import JobKind, JobWorker
 from tests.samples import make_run
 
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -165,3 +167,12 @@ def harness(db: Database, database_url: str) -> Iterator[Harness]:
     settings = Settings(database_url=database_url, max_body_bytes=1024 * 1024)
     with TestClient(create_app(settings, db), raise_server_exceptions=False) as client:
         yield Harness(client, db, settings, str(first.project.id), str(first.admin.id))
+
+
+def run_waiting_jobs(db: Database, kinds: Sequence[JobKind] = JOB_KINDS) -> int:
+    """Run every job waiting now, as `redline worker --once` does; how many ran."""
+    worker = JobWorker(db, kinds)
+    ran = 0
+    while worker.run_once():
+        ran += 1
+    return ran

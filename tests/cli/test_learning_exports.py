@@ -15,17 +15,15 @@ from sqlalchemy import update
 
 from redline.annotations import service as annotation_service
 from redline.annotations.schemas import AnnotationIn
-from redline.background import JOB_KINDS
 from redline.cli.main import cli
 from redline.db import Database
 from redline.identity import service as identity
-from redline.jobs.worker import JobWorker
 from redline.learning import service as learning
 from redline.learning.gepa import NO_FEEDBACK
 from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
-from tests.conftest import Harness, bootstrap_admin
+from tests.conftest import Harness, bootstrap_admin, run_waiting_jobs
 from tests.samples import REFUND_STEPS
 
 RM = "/api/v1/rm"
@@ -208,11 +206,7 @@ def test_a_large_model_exports_every_pair_a_page_at_a_time(
 
 
 def _work(harness: Harness) -> int:
-    worker = JobWorker(harness.db, JOB_KINDS)
-    ran = 0
-    while worker.run_once():
-        ran += 1
-    return ran
+    return run_waiting_jobs(harness.db)
 
 
 def _trained(harness: Harness) -> tuple[dict[str, Any], list[str], list[str]]:

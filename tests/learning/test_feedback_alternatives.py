@@ -32,7 +32,7 @@ from redline.learning.assessments import NOT_CONFIGURED
 from redline.learning.chat import ChatRefused, ChatUnavailable
 from redline.learning.models import FeedbackAssessment
 from redline.llm import OpenAICompatibleChat, chat_model
-from tests.conftest import Harness, bootstrap_admin
+from tests.conftest import Harness, bootstrap_admin, run_waiting_jobs
 from tests.liveserver import LiveServer, live_server
 from tests.llmserver import Recorded, ScriptedLLM, Status, scripted_llm
 from tests.samples import REFUND_STEPS
@@ -135,11 +135,7 @@ def _model(harness: Harness, trace_ids: list[str], **config: Any) -> dict[str, A
 
 def _work(harness: Harness, settings: Settings | None = None) -> int:
     """Run every job waiting now with the worker the settings make; how many ran."""
-    worker = JobWorker(harness.db, job_kinds(settings or harness.settings))
-    ran = 0
-    while worker.run_once():
-        ran += 1
-    return ran
+    return run_waiting_jobs(harness.db, job_kinds(settings or harness.settings))
 
 
 def _get(harness: Harness, model_id: str) -> dict[str, Any]:

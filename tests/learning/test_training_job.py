@@ -11,11 +11,9 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from redline.background import JOB_KINDS
 from redline.jobs.models import DONE, FAILED, QUEUED, Job
-from redline.jobs.worker import JobWorker
 from redline.learning.models import PreferencePair
-from tests.conftest import Harness
+from tests.conftest import Harness, run_waiting_jobs
 from tests.samples import REFUND_STEPS
 
 RM = "/api/v1/rm"
@@ -68,12 +66,7 @@ def _get_model(harness: Harness, model_id: str) -> dict[str, Any]:
 
 
 def _work(harness: Harness) -> int:
-    """Run every job waiting now, as `redline worker --once` does; how many ran."""
-    worker = JobWorker(harness.db, JOB_KINDS)
-    ran = 0
-    while worker.run_once():
-        ran += 1
-    return ran
+    return run_waiting_jobs(harness.db)
 
 
 def _trained(harness: Harness) -> tuple[dict[str, Any], list[str], list[str]]:

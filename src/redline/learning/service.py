@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Table, exists, func, select
 from sqlalchemy.orm import Session
@@ -24,6 +24,7 @@ from redline.learning.pairs import DEFAULT_MAX_PAIRS, Pair, rating_pairs
 from redline.traces.models import Trace
 
 MIN_PAIRS = 2
+_Kept = TypeVar("_Kept", PreferencePair, FeedbackAssessment)
 MAX_PAIRS_LIMIT = 100_000
 
 
@@ -208,18 +209,7 @@ def pairs_page(
 ) -> tuple[list[PreferencePair], int]:
     """One page of a model's pairs in their stored order, and how many it has: a model may keep up to
     MAX_PAIRS_LIMIT pairs of whole transcripts, too many to load for a page of them."""
-    model = get_model(session, actor, model_id)
-    page = session.scalars(
-        select(PreferencePair)
-        .where(PreferencePair.reward_model_id == model.id)
-        .order_by(PreferencePair.position)
-        .limit(limit)
-        .offset(offset)
-    )
-    total = session.scalar(
-        select(func.count()).select_from(PreferencePair).where(PreferencePair.reward_model_id == model.id)
-    )
-    return list(page), int(total or 0)
+    return _kept_page(session, actor, model_id, PreferencePair, limit=limit, offset=offset)
 
 
 def assessments_page(
@@ -227,19 +217,17 @@ def assessments_page(
 ) -> tuple[list[FeedbackAssessment], int]:
     """One page of what the LLM made of the model's traces ("View learning"), in the order assessed,
     and how many there are. Read as the model is: whoever may see the model sees these."""
+    return _kept_page(session, actor, model_id, FeedbackAssessment, limit=limit, offset=offset)
+
+
+def _kept_page(
+    session: Session, actor: Actor, model_id: uuid.UUID, kept: type[_Kept], *, limit: int, offset: int
+) -> tuple[list[_Kept], int]:
+    """A page of what a model keeps in order (its pairs, its assessments), and how many it keeps."""
     model = get_model(session, actor, model_id)
-    page = session.scalars(
-        select(FeedbackAssessment)
-        .where(FeedbackAssessment.reward_model_id == model.id)
-        .order_by(FeedbackAssessment.position)
-        .limit(limit)
-        .offset(offset)
-    )
-    total = session.scalar(
-        select(func.count())
-        .select_from(FeedbackAssessment)
-        .where(FeedbackAssessment.reward_model_id == model.id)
-    )
+    of_model = kept.reward_model_id == model.id
+    page = session.scalars(select(kept).where(of_model).order_by(kept.position).limit(limit).offset(offset))
+    total = session.scalar(select(func.count()).select_from(kept).where(of_model))
     return list(page), int(total or 0)
 
 
