@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -182,3 +183,11 @@ def when_text(value: object) -> str:
 def counted(count: int, noun: str) -> str:
     """ "1 pair", "2 pairs": a count as people say it (nouns with a plain plural)."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def trace_ids(traces: Sequence[str]) -> list[uuid.UUID]:
+    """The --trace values as ids; one that is not a UUID is a usage error, said once for every command."""
+    try:
+        return [uuid.UUID(trace) for trace in traces]
+    except ValueError:
+        raise click.BadParameter("each --trace is a trace id (a UUID).") from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import click
@@ -15,6 +14,7 @@ from redline.cli.context import (
     open_output,
     output_option,
     pass_context,
+    trace_ids,
     tune_gc_for_bulk_work,
 )
 from redline.cli.reward_models import write_pairs
@@ -74,17 +74,14 @@ def pairs_group() -> None:
 @pass_context
 def preview_pairs(context: CliContext, traces: tuple[str, ...], max_pairs: int) -> None:
     """Print the pairs the traces' ratings make, one JSON object per line, without making a model."""
-    try:
-        trace_ids = [uuid.UUID(trace) for trace in traces]
-    except ValueError:
-        raise click.BadParameter("each --trace is a trace id (a UUID).") from None
+    chosen = trace_ids(traces)
     db = context.ready_database()
     # Pairs over thousands of traces keep tens of thousands of rows alive while the texts are built; with
     # the default thresholds the cyclic GC would rescan them over and over (bench/README.md), as in imports.
     tune_gc_for_bulk_work()
     try:
         with db.read() as session:
-            pairs = learning.preview_pairs(session, identity.operator(session), trace_ids, max_pairs)
+            pairs = learning.preview_pairs(session, identity.operator(session), chosen, max_pairs)
     except RedlineError as error:
         raise fail(error) from error
     for pair in pairs:

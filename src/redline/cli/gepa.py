@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import click
 
-from redline.cli.context import CliContext, counted, fail, output_option, pass_context, write_json_lines
-from redline.errors import RedlineError
+from redline.cli.context import (
+    CliContext,
+    as_operator,
+    counted,
+    output_option,
+    pass_context,
+    trace_ids,
+    write_json_lines,
+)
 from redline.identity import service as identity
 from redline.learning import gepa
 
@@ -35,19 +41,11 @@ def export(
     Runs newest first, or the --trace ones in the order given; erased runs are left out. Feedback holds
     the latest reward-model score, the reviewers' comments and the lowest-credit steps.
     """
-    try:
-        trace_ids = [uuid.UUID(trace) for trace in traces]
-    except ValueError:
-        raise click.BadParameter("each --trace is a trace id (a UUID).") from None
-    db = context.ready_database()
-    try:
-        with db.read() as session:
-            actor = identity.operator(session)
-            target = identity.find_project(session, actor, project)
-            lines = gepa.feedback_records(session, actor, target.id, trace_ids=trace_ids, limit=limit)
-            count = write_json_lines(output, lines)
-    except RedlineError as error:
-        raise fail(error) from error
+    chosen = trace_ids(traces)
+    with as_operator(context, write=False) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        lines = gepa.feedback_records(session, actor, target.id, trace_ids=chosen, limit=limit)
+        count = write_json_lines(output, lines)
     records = counted(count, "record")
     if output:
         click.echo(f'Wrote {records} of project "{target.name}" to {output}.')

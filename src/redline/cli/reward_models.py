@@ -24,6 +24,7 @@ from redline.cli.context import (
     output_option,
     pass_context,
     print_table,
+    trace_ids,
     tune_gc_for_bulk_work,
     when_text,
     write_json_lines,
@@ -59,24 +60,12 @@ def find_model(session: Session, actor: Actor, name_or_id: str) -> RewardModel:
     return named[0]
 
 
-def _trace_ids(traces: tuple[str, ...]) -> list[uuid.UUID]:
-    try:
-        return [uuid.UUID(trace) for trace in traces]
-    except ValueError:
-        raise click.BadParameter("each --trace is a trace id (a UUID).") from None
-
-
 def write_pairs(context: CliContext, model_ref: str, export_format: str, output: Path | None) -> None:
     """A model's pairs as JSON lines in `export_format` (`exports.FORMATS`), read a page at a time."""
-    db = context.ready_database()
-    try:
-        with db.read() as session:
-            actor = identity.operator(session)
-            model = find_model(session, actor, model_ref)
-            name, lines = model.name, exports.records(session, actor, model.id, export_format)
-            count = write_json_lines(output, lines)
-    except RedlineError as error:
-        raise fail(error) from error
+    with as_operator(context, write=False) as (session, actor):
+        model = find_model(session, actor, model_ref)
+        name, lines = model.name, exports.records(session, actor, model.id, export_format)
+        count = write_json_lines(output, lines)
     pairs = counted(count, "pair")
     if output:
         click.echo(f'Wrote {pairs} of "{name}" to {output} ({export_format}).')
@@ -165,12 +154,12 @@ def create_model(context: CliContext, name: str, traces: tuple[str, ...], max_pa
 
     With an LLM configured (REDLINE_LLM_BASE_URL, REDLINE_LLM_MODEL), training adds pairs from the
     feedback it finds, so fewer than two rating and correction pairs are not refused here."""
-    trace_ids = _trace_ids(traces)
+    chosen = trace_ids(traces)
     llm = context.settings().llm_configured
     tune_gc_for_bulk_work()
     with as_operator(context) as (session, actor):
         model = learning.create(
-            session, actor, name=name, trace_ids=trace_ids, config={"max_pairs": max_pairs}, feedback_llm=llm
+            session, actor, name=name, trace_ids=chosen, config={"max_pairs": max_pairs}, feedback_llm=llm
         )
         count = learning.trace_count(session, model.id)
     click.echo(
@@ -198,10 +187,10 @@ def model_pairs(context: CliContext, model_ref: str, output: Path | None) -> Non
 @pass_context
 def score(context: CliContext, model_ref: str, traces: tuple[str, ...]) -> None:
     """Score traces with a ready model and keep the scores, each assistant action credited."""
-    trace_ids = _trace_ids(traces)
+    chosen = trace_ids(traces)
     with as_operator(context) as (session, actor):
         model = find_model(session, actor, model_ref)
-        scores = scoring.score_traces(session, actor, model.id, trace_ids)
+        scores = scoring.score_traces(session, actor, model.id, chosen)
         rows = [_score_row(scored.trace_id, scored.score, scored.exact, scored.credits) for scored in scores]
     print_table(rows, ("TRACE", "SCORE", "ACTIONS", "LOWEST CREDIT"))
 
