@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.errors import Invalid
@@ -64,21 +65,27 @@ def pair_record(pair: PreferencePair) -> dict[str, Any]:
     }
 
 
-def model_pairs(
-    session: Session, actor: Actor, model_id: uuid.UUID, *, page: int = PAGE
-) -> Iterator[PreferencePair]:
-    """Every pair of a model the actor can read, in stored order, a page at a time.
+def model_pairs(session: Session, model_id: uuid.UUID, *, page: int = PAGE) -> Iterator[PreferencePair]:
+    """Every pair of a model, in stored order, a page at a time; the caller has checked the model.
 
-    Each page is let go of (expunged) before the next is read, so memory holds one page however many
-    pairs the model keeps.
+    Pages are read after the last position seen (the (model, position) index), not by offset with a
+    count and an access check each, as `learning.pairs_page` answers the API's pages. Each page is let
+    go of (expunged) before the next is read, so memory holds one page however many pairs there are.
     """
-    offset = 0
+    after = -1
     while True:
-        pairs, _ = learning.pairs_page(session, actor, model_id, limit=page, offset=offset)
+        pairs = list(
+            session.scalars(
+                select(PreferencePair)
+                .where(PreferencePair.reward_model_id == model_id, PreferencePair.position > after)
+                .order_by(PreferencePair.position)
+                .limit(page)
+            )
+        )
         yield from pairs
         if len(pairs) < page:
             return
-        offset += page
+        after = pairs[-1].position
         session.expunge_all()
 
 
@@ -93,7 +100,7 @@ def records(
     if export_format not in FORMATS:
         raise Invalid(f"the export formats are {', '.join(FORMATS)}", details={"field": "format"})
     learning.get_model(session, actor, model_id)
-    return _records(model_pairs(session, actor, model_id, page=page), model_id, export_format)
+    return _records(model_pairs(session, model_id, page=page), model_id, export_format)
 
 
 def _records(
