@@ -8,17 +8,15 @@ from redline import __version__
 from redline.cli import corrections, feedback, gepa, reward_models, serving, transfer, worker
 from redline.cli import datasets as dataset_commands
 from redline.cli import db as db_commands
+from redline.cli import demo as demo_commands
 from redline.cli import expert as expert_commands
 from redline.cli import groups as group_commands
 from redline.cli import identity as identity_commands
 from redline.cli import queues as queue_commands
 from redline.cli import reviews as review_commands
 from redline.cli import trends as trend_commands
-from redline.cli.context import CliContext, fail, pass_context, shown_url
-from redline.errors import RedlineError
-from redline.identity import service as identity
-from redline.traces import service as traces
-from redline.traces.demo import demo_runs
+from redline.cli.context import CliContext, pass_context, shown_url
+from redline.cli.demo import seed_demo
 
 
 @click.group(invoke_without_command=True)
@@ -38,25 +36,6 @@ def cli(ctx: click.Context, database_url: str | None) -> None:
     ctx.call_on_close(ctx.obj.close)
     if ctx.invoked_subcommand is None:
         ctx.invoke(serve)
-
-
-def _seed_demo(context: CliContext, project: str | None, count: int) -> None:
-    db = context.ready_database()
-    try:
-        with db.write() as session:
-            actor = identity.operator(session)
-            target = (
-                identity.find_project(session, actor, project)
-                if project
-                else identity.visible_projects(session, actor)[0][0]
-            )
-            stored = traces.ingest_runs(
-                session, actor, demo_runs(target.id, count=count), source_format="demo"
-            )
-    except RedlineError as error:
-        raise fail(error) from error
-    replaced = sum(run.replaced for run in stored)
-    click.echo(f'Demo: {len(stored)} support-agent runs in project "{target.name}" ({replaced} replaced).')
 
 
 @cli.command()
@@ -85,26 +64,13 @@ def serve(
     click.echo(f"Store: {shown_url(settings.database_url)}")
     context.ready_database()
     if demo:
-        _seed_demo(context, None, 200)
+        seed_demo(context, None, 200)
     processes = f", {settings.workers} worker processes" if settings.workers > 1 else ""
     click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs{processes})")
     serving.run(settings, context.database())
 
 
-@cli.command()
-@click.option("--project", help="Project name or id [default: the first project].")
-@click.option(
-    "--count", default=200, show_default=True, type=click.IntRange(min=1), help="How many runs to make."
-)
-@pass_context
-def demo(context: CliContext, project: str | None, count: int) -> None:
-    """Seed a project with deterministic support-agent runs (refunds, order look-ups; good and bad).
-
-    Running it again replaces the same runs rather than adding more.
-    """
-    _seed_demo(context, project, count)
-
-
+cli.add_command(demo_commands.demo)
 cli.add_command(db_commands.db)
 for command in identity_commands.COMMANDS:
     cli.add_command(command)
