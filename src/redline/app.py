@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi_offline import FastAPIOffline
 
 from redline import __version__
 from redline.config import Settings
@@ -38,6 +39,9 @@ from redline.surfaces.reviews import traces as reviews_traces
 from redline.surfaces.rm import annotations as rm_annotations
 from redline.surfaces.rm import reward_models as rm_reward_models
 from redline.surfaces.rm import traces as rm_traces
+
+# Where /docs loads its script, style and icon from.
+DOCS_ASSETS_PATH = "/docs-assets"
 
 
 def app_from_environment() -> FastAPI:
@@ -72,7 +76,14 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         finally:
             app.state.database.dispose()
 
-    app = FastAPI(
+    # Swagger UI (/docs) from assets in an installed package, not a CDN: a self-hosted install is often
+    # air-gapped, and no page Redline serves loads from another host. No ReDoc: its page always loads
+    # its attribution logo from redocly's CDN.
+    app = FastAPIOffline(
+        redoc_url=None,
+        static_url=DOCS_ASSETS_PATH,
+        # Swagger UI would otherwise show a badge fetched from validator.swagger.io on any host but localhost.
+        swagger_ui_parameters={"validatorUrl": None},
         title="Redline",
         version=__version__,
         description="Self-hosted human feedback for AI agents.",
