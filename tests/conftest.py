@@ -45,12 +45,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 POSTGRES_USED = pytest.StashKey[str]()
 
 
-def pytest_configure(config: pytest.Config) -> None:
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
     """Find the run's PostgreSQL once, in the process that starts the xdist workers.
 
-    The workers inherit its URL through the environment, so they share one throwaway server; the
-    run fails here, before any test, when there is no PostgreSQL at all.
+    Before xdist starts them and before the header is printed: the workers inherit its URL through
+    the environment, so they share one throwaway server, and the run fails here, before any test,
+    when there is no PostgreSQL at all. (`pytest --help` never gets here, so starts nothing.)
     """
+    config = session.config
     if hasattr(config, "workerinput"):
         return
     if config.getoption("--db") == "sqlite":
