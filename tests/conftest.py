@@ -2,6 +2,8 @@
 
 `pytest --db sqlite|postgresql|all` (default all). SQLite copies a template file migrated once per
 worker; PostgreSQL clones a template database, which is far quicker than migrating each time.
+The PostgreSQL is the server at REDLINE_TEST_POSTGRES_URL or, when none answers there, a throwaway
+one the run starts for itself (tests/pgserver.py); the run's first lines say which.
 """
 
 from __future__ import annotations
@@ -25,11 +27,9 @@ from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity
 from redline.jobs.worker import JobKind, JobWorker
+from tests import pgserver
 from tests.samples import make_run
 
-POSTGRES_ADMIN_URL = os.environ.get(
-    "REDLINE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-)
 ADMIN_TOKEN = "rl_test_admin_token_0123456789"
 
 
@@ -40,6 +40,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="all",
         help="Which store the database tests run on (default: both).",
     )
+
+
+POSTGRES_USED = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Find the run's PostgreSQL once, in the process that starts the xdist workers.
+
+    Before xdist starts them and before the header is printed: the workers inherit its URL through
+    the environment, so they share one throwaway server, and the run fails here, before any test,
+    when there is no PostgreSQL at all. (`pytest --help` never gets here, so starts nothing.)
+    """
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    if config.getoption("--db") == "sqlite":
+        config.stash[POSTGRES_USED] = "PostgreSQL: not used (--db sqlite)"
+        return
+    try:
+        used, server = pgserver.choose()
+    except pgserver.PostgresUnavailable as error:
+        raise pytest.UsageError(f"No PostgreSQL for the tests: {error}") from None
+    if server is not None:
+        config.add_cleanup(server.stop)
+        environment = pytest.MonkeyPatch()
+        environment.setenv(pgserver.URL_VARIABLE, server.url)
+        config.add_cleanup(environment.undo)
+    config.stash[POSTGRES_USED] = used
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Which PostgreSQL the run uses, said by the process that chose it (xdist workers print nothing)."""
+    used = config.stash.get(POSTGRES_USED, None)
+    return [] if used is None else [used]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -55,11 +90,11 @@ def _worker() -> str:
 
 
 def _postgres_admin() -> Engine:
-    return create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    return create_engine(pgserver.admin_url(), isolation_level="AUTOCOMMIT")
 
 
 def _postgres_url(name: str) -> str:
-    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    return pgserver.admin_url().rsplit("/", 1)[0] + f"/{name}"
 
 
 @pytest.fixture(scope="session")
