@@ -41,8 +41,12 @@ def test_correcting_a_run_saves_it_and_shows_it_again(console: Console) -> None:
     page.get_by_role("button", name="Save the correction").first.click()
     page.wait_for_url(f"**/ui/traces/{run['id']}/correct?saved=true")
     expect(page.locator("#saved-notice")).to_have_text(
-        "Your correction is saved: it is with-owner, sorted to owner."
+        "Your correction is saved. It waits for the agent's owner to decide."
     )
+    mine = page.get_by_role("region", name="Your correction")
+    expect(mine.locator(".pill").first).to_have_text("With the owner")
+    expect(mine.locator("#mine-standing")).to_have_text("It waits for the agent's owner to decide.")
+    expect(mine).not_to_contain_text("with-owner")
     console.shoot("correct-run-saved")
 
     [saved] = list(console.api.corrections.list(run_id=run["id"]))
@@ -82,6 +86,24 @@ def test_a_refused_correction_shows_the_sentence_and_keeps_what_was_typed(consol
     assert list(console.api.corrections.list(run_id=run["id"])) == []
 
 
+def test_arguments_that_are_not_json_are_named_as_the_form_labels_them(console: Console) -> None:
+    run = console.api.runs.create(make_run(console.server.project_id))
+    page = console.open(f"/ui/traces/{run['id']}/correct")
+    page.locator("#correct-form").get_by_role("group", name="Decisions").get_by_label(
+        "Wrong", exact=True
+    ).check()
+    page.get_by_label("Tool 1").fill("issue_refund")
+    page.get_by_label("Arguments 1").fill("order_id: 1182")
+    page.get_by_role("button", name="Save the correction").first.click()
+    expect(page.locator("#correction-error")).to_have_text(
+        "What it should have called, call 1, arguments: this is not JSON; write the arguments that "
+        'matter as an object, such as {"order_id": "1182"}.'
+    )
+    expect(page.get_by_label("Arguments 1")).to_have_value("order_id: 1182")
+    console.shoot("correct-run-not-json")
+    assert list(console.api.corrections.list(run_id=run["id"])) == []
+
+
 def test_refusals_are_the_services_sentences(harness: Harness) -> None:
     run = harness.client.post("/v1/runs", json=make_run(harness.project_id), headers=harness.admin).json()
     path = f"/ui/traces/{run['id']}/correct"
@@ -102,8 +124,21 @@ def test_refusals_are_the_services_sentences(harness: Harness) -> None:
         (
             {"decisions": "wrong", "call_tool": "issue_refund", "call_args": "[1]"},
             400,
-            'shouldCall[0].args: the arguments are a JSON object, such as {"order_id": "1182"}.',
+            'What it should have called, call 1, arguments: the arguments are a JSON object, such as '
+            '{"order_id": "1182"}.',
         ),
+        (
+            {"answer": "right", "item_key": "kb-1", "item_rank": "first"},
+            400,
+            'Items, item 1, rank: "first" is not a whole number.',
+        ),
+        (
+            {"answer": "right", "item_key": "kb-1", "item_verdict": "maybe"},
+            400,
+            'Items, item 1, verdict: "maybe" is not right or wrong.',
+        ),
+        ({"decisions": "perhaps"}, 400, 'Decisions: "perhaps" is not right or wrong.'),
+        ({"answer": "right", "group": "experts"}, 400, 'Corrector group: "experts" is not an id.'),
     ]
     for form, status, sentence in cases:
         answer = console.submit(path, form)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import RedirectResponse, Response
 
 from redline.console.areas import Area
+from redline.console.correction_words import standing, status_label
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.groups import every_group
 from redline.console.nav import Crumb
@@ -110,6 +111,8 @@ def _render(
             "choices": _choices(session, who.actor, view),
             "mine": mine,
             "mine_group": _group_name(session, who.actor, mine.corrector_group_id) if mine else None,
+            "mine_status": status_label(mine.status) if mine else None,
+            "mine_standing": standing(mine) if mine else None,
         }
         label = trace_name(view)
     filled = form if form is not None else (from_correction(mine) if mine is not None else CorrectionForm())
