@@ -124,7 +124,7 @@ def test_refusals_are_the_services_sentences(harness: Harness) -> None:
         (
             {"decisions": "wrong", "call_tool": "issue_refund", "call_args": "[1]"},
             400,
-            'What it should have called, call 1, arguments: the arguments are a JSON object, such as '
+            "What it should have called, call 1, arguments: the arguments are a JSON object, such as "
             '{"order_id": "1182"}.',
         ),
         (

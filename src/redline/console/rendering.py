@@ -14,6 +14,7 @@ from starlette.responses import HTMLResponse
 
 from redline.console.nav import MENU, Crumb
 from redline.console.session import SignedIn
+from redline.sentences import counted
 
 _ENVIRONMENT = Environment(
     loader=PackageLoader("redline.console", "templates"),
@@ -42,6 +43,7 @@ def moment(at: datetime) -> str:
 # Helpers every template may call, so no page has to hand them in.
 _ENVIRONMENT.globals["shown"] = shown
 _ENVIRONMENT.filters["moment"] = moment
+_ENVIRONMENT.filters["counted"] = counted
 
 
 def url_with(request: Request, **changes: object) -> str:

@@ -75,7 +75,8 @@ class TraceRow:
     step_count: int
     said: TraceCounts
     corrections: int
-    # A trained reward model's latest score; nothing scores traces yet, so always None (never made up).
+    # A trained reward model's latest score, which the console adds (scores are the learning domain's,
+    # above this one); None while no model has scored the trace (never made up).
     latest_score: float | None = None
 
 

@@ -44,6 +44,7 @@ from redline.errors import RedlineError
 from redline.identity.service import Actor
 from redline.idpages import IdPage
 from redline.queues.screen import principal_names
+from redline.sentences import counted
 from redline.traces import service as traces
 
 router = APIRouter()
@@ -116,7 +117,7 @@ def says_words(correction: Correction) -> str:
         said.append(f"Wrong answer{should}")
     wrong_items = sum(1 for item in correction.items or [] if item.get("verdict") == "wrong")
     if wrong_items:
-        said.append(f"{wrong_items} wrong {'item' if wrong_items == 1 else 'items'}")
+        said.append(counted(wrong_items, "wrong item"))
     return ". ".join(said) if said else "Nothing wrong"
 
 

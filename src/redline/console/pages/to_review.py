@@ -38,6 +38,7 @@ from redline.queues import expert, expertqueue, expertrules
 from redline.queues.expert import CORRECTED, DISMISSED, ERASED, OPEN
 from redline.queues.expertqueue import ItemView, QueueFilters
 from redline.queues.screen import principal_names
+from redline.sentences import counted
 from redline.traces import service as traces
 from redline.traces.models import Agent
 
@@ -182,7 +183,7 @@ def others_words(others: int) -> str | None:
     """What For me leaves out of the waiting runs."""
     if others <= 0:
         return None
-    return f"{others} more {'waits' if others == 1 else 'wait'} for other correctors."
+    return f"{counted(others, 'more waits', 'more wait')} for other correctors."
 
 
 # ------------------------------------------------------------------------------------------------- page
