@@ -140,6 +140,21 @@ def test_sorting_by_a_header_lives_in_the_address(console: Console) -> None:
     expect(page.locator("th[aria-sort=descending]")).to_have_text("Steps ▼")
 
 
+def test_a_sort_the_list_does_not_know_says_so_and_links_back(console: Console) -> None:
+    _seed(console, 1)
+    page = console.open("/ui/traces?sort=bogus&cols=agent")
+    expect(page.get_by_role("heading", level=1)).to_have_text("A value in the address is wrong")
+    expect(page).to_have_title("A value in the address is wrong · Redline")
+    expect(page.get_by_role("alert")).to_have_text(
+        'sort: the list sorts by started, steps or status (a "-" before one reverses the order); '
+        '"bogus" is not one of them.'
+    )
+    console.shoot("traces-bad-sort")
+    page.get_by_role("link", name="Open this page without sort").click()
+    page.wait_for_url("**/ui/traces?cols=agent")
+    assert _titles(page) == ["Ticket 0"]
+
+
 def test_the_columns_menu_chooses_what_shows(console: Console) -> None:
     _seed(console, 1)
     page = console.open("/ui/traces")
