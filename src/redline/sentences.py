@@ -1,7 +1,8 @@
-"""Counts and lists as a sentence says them: "1 trace", "12 traces"; "a, b and c".
+"""Counts, lists and quotes as a sentence says them: "1 trace", "12 traces"; "a, b and c"; "Where is…".
 
 One place for these so no message says "1 runs": the console's pages and templates call them (the
-templates as the `counted` filter), and so may anything else that puts a count or a list in a sentence.
+templates as the `counted` filter), and so may anything else that puts a count, a list or a quote of
+someone's text in a sentence.
 A noun whose plural is not the noun and an s ("1 rule wants" / "2 rules want", "1 person" / "2 people")
 gives its plural.
 """
@@ -23,3 +24,11 @@ def listed(words: Sequence[str], last: str = "and") -> str:
     if len(words) <= 1:
         return "".join(words)
     return f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
+def short(text: str, limit: int) -> str:
+    """Text on one line, cut to `limit` characters at a word and marked when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"

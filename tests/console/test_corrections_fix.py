@@ -12,6 +12,7 @@ from httpx2 import Response
 from playwright.sync_api import expect
 
 from redline.console.pages import to_fix
+from redline.sentences import short
 from tests.conftest import Harness
 from tests.console.conftest import Console, console_client, role_token, shown
 from tests.console.corrections_seed import FixSeed, correct, run, seed_fixes
@@ -244,5 +245,5 @@ def test_each_part_pages_on_its_own(harness: Harness, monkeypatch: Any) -> None:
 
 
 def test_what_a_correction_says_in_a_line() -> None:
-    assert to_fix.short("a " * 100, 10) == "a a a a a…"
-    assert to_fix.short("Short enough") == "Short enough"
+    assert short("a " * 100, 10) == "a a a a a…"
+    assert short("Short enough", to_fix.SHORT) == "Short enough"

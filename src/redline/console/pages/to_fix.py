@@ -44,7 +44,7 @@ from redline.errors import RedlineError
 from redline.identity.service import Actor
 from redline.idpages import IdPage
 from redline.queues.screen import principal_names
-from redline.sentences import counted
+from redline.sentences import counted, short
 from redline.traces import service as traces
 
 router = APIRouter()
@@ -95,14 +95,6 @@ DONE = {
 SHORT = 90
 
 
-def short(text: str, limit: int = SHORT) -> str:
-    """Text cut to `limit` characters at a word, marked when cut."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
-
-
 def says_words(correction: Correction) -> str:
     """What the correction says, in a line: what was wrong and what it should have been."""
     said = []
@@ -113,7 +105,7 @@ def says_words(correction: Correction) -> str:
         )
         said.append("Wrong decisions" + (f": {'; '.join(what)}" if what else ""))
     if correction.answer == "wrong":
-        should = f": should say “{short(correction.should_say)}”" if correction.should_say else ""
+        should = f": should say “{short(correction.should_say, SHORT)}”" if correction.should_say else ""
         said.append(f"Wrong answer{should}")
     wrong_items = sum(1 for item in correction.items or [] if item.get("verdict") == "wrong")
     if wrong_items:
@@ -186,7 +178,7 @@ def _rows(session: Session, project_id: uuid.UUID, found: list[Correction]) -> l
                 name,
                 link,
                 says_words(correction),
-                short(correction.why) if correction.why else None,
+                short(correction.why, SHORT) if correction.why else None,
                 _by(correction, people),
                 status_label(correction.status),
                 _hand_to(correction),
