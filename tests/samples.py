@@ -19,6 +19,41 @@ REFUND_STEPS: list[dict[str, Any]] = [
     {"role": "assistant", "content": "Your order was delivered on May 3."},
 ]
 
+# A run that calls three tools, each result naming the tool it answers (as the demo's runs and the
+# record importers store them), the second result an error: each call is one call, not two.
+THREE_CALLS: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a support agent."},
+    {"role": "user", "content": "Where is order 1182? I'd like a refund if it is late."},
+    *[
+        step
+        for number, (tool, args, result, failed) in enumerate(
+            [
+                ("lookup_order", {"order_id": "1182"}, '{"status": "late"}', False),
+                ("issue_refund", {"order_id": "1182"}, '{"error": "card declined"}', True),
+                ("notify_customer", {"order_id": "1182"}, '{"sent": true}', False),
+            ],
+            start=1,
+        )
+        for step in (
+            {
+                "role": "assistant",
+                "content": "",
+                "toolName": tool,
+                "toolInput": args,
+                "toolCallId": f"call_{number}",
+            },
+            {
+                "role": "tool",
+                "content": result,
+                "toolName": tool,
+                "toolCallId": f"call_{number}",
+                **({"metadata": {"is_error": True}} if failed else {}),
+            },
+        )
+    ],
+    {"role": "assistant", "content": "Your order is late; the refund failed, so I told the team."},
+]
+
 # The fields of one line of the annotation export, in the order rm-annotations.txt writes them.
 EXPORT_KEYS = [
     "trace_id",

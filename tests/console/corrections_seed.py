@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.console.queue_seed import post_ok
-from tests.samples import make_run
+from tests.samples import REFUND_STEPS, make_run
 
 ECHO = "Dev-Echo Agent"
 BOT_AGENT = "Bot-Check Agent"
@@ -29,6 +29,23 @@ class QueueSeed:
     rules: dict[str, str]
     echo_runs: list[str]
     bot_runs: list[str]
+
+
+def asking(question: str) -> dict[str, Any]:
+    """A run's fields for one whose customer asked `question`: its input and its first user step."""
+    steps = [dict(step) for step in REFUND_STEPS]
+    steps[1]["content"] = question
+    return {"input": {"message": question}, "steps": steps}
+
+
+def question(number: int) -> str:
+    """The customer's question in the `number`th queued run: each run asks its own, the first at length."""
+    if number == 0:
+        return (
+            "Hello, my order 1180 was due on Monday and the tracking page has not moved since Friday: "
+            "where is it, and can I get a refund?"
+        )
+    return f"Can I change the delivery address on order {1180 + number}?"
 
 
 def run(http: Any, project_id: str, **fields: Any) -> dict[str, Any]:
@@ -81,8 +98,12 @@ def seed_queue(http: Any, project_id: str, *, echo: int = 3, bots: int = 2) -> Q
         "Support sample": rule(http, project_id, "Support sample", echo_agent, expert),
         "Bot review": rule(http, project_id, "Bot review", bot_agent, bot),
     }
+    # Each ended a minute after the one before, from 3 Nov 2026, 17:00 UTC.
+    echo_runs = [
+        run(http, project_id, endedAt=f"2026-11-03T17:{number:02d}:00Z", **asking(question(number)))["id"]
+        for number in range(echo)
+    ]
     ended = "2026-11-03T17:00:00Z"
-    echo_runs = [run(http, project_id, endedAt=ended)["id"] for _ in range(echo)]
     bot_runs = [run(http, project_id, agent=BOT_AGENT, endedAt=ended)["id"] for _ in range(bots)]
     if echo_runs:
         correct(http, echo_runs[0], answer="right")

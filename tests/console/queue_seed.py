@@ -93,7 +93,8 @@ def define_reviews(http: Any, project_id: str) -> dict[str, str]:
     }
 
 
-def add_traces(http: Any, project_id: str, count: int) -> list[str]:
+def add_traces(http: Any, project_id: str, count: int, **fields: Any) -> list[str]:
+    """`count` refund traces with an LLM span; `fields` laid over each (other steps, say)."""
     made = []
     for number in range(1, count + 1):
         run = make_run(
@@ -103,15 +104,19 @@ def add_traces(http: Any, project_id: str, count: int) -> list[str]:
             startedAt="2026-11-01T10:00:00Z",
             endedAt="2026-11-01T10:00:03.500Z",
             spans=spans(),
+            **fields,
         )
         made.append(post_ok(http, "/v1/runs", run)["id"])
     return made
 
 
-def seed_queue(http: Any, project_id: str, *, traces: int = 3, name: str = "Refund review") -> Seeded:
-    """Human reviews, `traces` traces and a queue reviewed with every review, holding the traces."""
+def seed_queue(
+    http: Any, project_id: str, *, traces: int = 3, name: str = "Refund review", **fields: Any
+) -> Seeded:
+    """Human reviews, `traces` traces (`fields` laid over each) and a queue reviewed with every review,
+    holding the traces."""
     keys = define_reviews(http, project_id)
-    trace_ids = add_traces(http, project_id, traces)
+    trace_ids = add_traces(http, project_id, traces, **fields)
     queue = post_ok(
         http,
         "/v2/annotation-queues",

@@ -12,12 +12,14 @@ from httpx2 import Response
 from playwright.sync_api import expect
 
 from redline.console.pages import to_fix
+from redline.sentences import short
 from tests.conftest import Harness
 from tests.console.conftest import Console, console_client, role_token, shown
 from tests.console.corrections_seed import FixSeed, correct, run, seed_fixes
 from tests.console.queue_seed import Authorized
 
 NOTHING = "Nothing to fix: every correction here is Fixed, Won't fix or Removed."
+NONE_YET = "No corrections yet: when someone corrects a run of this project, what is left to fix shows here."
 
 
 def _part_ids(html: str, part: str) -> list[str]:
@@ -126,10 +128,17 @@ def _page(harness: Harness, token: str | None = None, **params: str) -> Response
     return client.http.get("/ui/corrections", params={"tab": "to-fix", **params})
 
 
-def test_nothing_to_fix_when_there_are_no_corrections(harness: Harness) -> None:
+def test_no_corrections_yet_says_so_in_the_browser(console: Console) -> None:
+    page = console.open(f"/ui/corrections?tab=to-fix&project={console.server.project_id}")
+    expect(page.locator(".to-fix .notice")).to_have_text(NONE_YET)
+    console.shoot("to-fix-none-yet")
+
+
+def test_no_corrections_yet_is_not_every_correction_closed(harness: Harness) -> None:
     answer = _page(harness)
     assert answer.status_code == 200
-    assert shown(NOTHING) in answer.text
+    assert shown(NONE_YET) in answer.text
+    assert shown(NOTHING) not in answer.text
     assert _parts(answer.text) == []
 
 
@@ -143,6 +152,7 @@ def test_nothing_to_fix_once_every_correction_is_fixed_wont_fix_or_removed(harne
     assert removed.status_code == 200, removed.text
     answer = _page(harness)
     assert shown(NOTHING) in answer.text, answer.text
+    assert shown(NONE_YET) not in answer.text
 
 
 def test_parts_in_the_documents_order_leaving_out_an_empty_one(harness: Harness) -> None:
@@ -235,5 +245,5 @@ def test_each_part_pages_on_its_own(harness: Harness, monkeypatch: Any) -> None:
 
 
 def test_what_a_correction_says_in_a_line() -> None:
-    assert to_fix.short("a " * 100, 10) == "a a a a a…"
-    assert to_fix.short("Short enough") == "Short enough"
+    assert short("a " * 100, 10) == "a a a a a…"
+    assert short("Short enough", to_fix.SHORT) == "Short enough"

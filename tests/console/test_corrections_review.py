@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -14,7 +14,7 @@ from httpx2 import Response
 from playwright.sync_api import Page, expect
 
 from redline.console.pages import to_review
-from redline.console.rendering import moment
+from redline.console.rendering import ago, moment
 from tests.conftest import Harness
 from tests.console.conftest import Console, console_client, role_token, shown
 from tests.console.corrections_seed import QueueSeed, dismiss, rule, run, seed_queue
@@ -51,9 +51,20 @@ def test_the_queue_for_me_in_words_with_what_waits_for_others(console: Console, 
     expect(page.locator("p.others")).to_have_text("2 more wait for other correctors.")
     assert _rows(page) == seeded.echo_runs
     first = page.locator(f"tr[data-run='{seeded.echo_runs[0]}']")
-    expect(first.locator("td.ran a")).to_have_text("Dev-Echo Agent 1.0.0")
+    # Each row leads with what its run was asked, trimmed at a word; what made it and when it ended below.
+    expect(first.locator("td.ran a")).to_have_text(
+        "Hello, my order 1180 was due on Monday and the tracking page has not moved…"
+    )
     expect(first.locator("td.ran a")).to_have_attribute("href", f"/ui/traces/{seeded.echo_runs[0]}/correct")
-    expect(first.locator("td.ran")).to_contain_text("finished 3 Nov 2026, 5 PM UTC")
+    expect(first.locator("td.ran .producer")).to_have_text(
+        re.compile(r"^Dev-Echo Agent 1\.0\.0 · ended 3 Nov")
+    )
+    ended = first.locator("td.ran .producer time")
+    expect(ended).to_have_attribute("title", "2026-11-03 17:00:00 UTC")
+    expect(ended).to_have_text(re.compile(r"^3 Nov( 2026)?, 17:00 UTC$"))
+    second = page.locator(f"tr[data-run='{seeded.echo_runs[1]}'] td.ran")
+    expect(second.locator("a")).to_have_text("Can I change the delivery address on order 1181?")
+    expect(second.locator(".producer time")).to_have_attribute("title", "2026-11-03 17:01:00 UTC")
     expect(first.locator("td.why")).to_have_text("Everything, Support sample")
     expect(first.locator("td.stands")).to_have_text(NEEDS_FIRST)
     expect(page.locator(f"tr[data-run='{seeded.echo_runs[1]}'] td.stands")).to_have_text(NEEDS_OTHERS)
@@ -279,6 +290,37 @@ def test_a_filter_the_page_does_not_know_is_refused_with_a_sentence(harness: Har
 
 
 # ------------------------------------------------------------------------------------------------ words
+
+
+def test_when_a_run_ended_close_enough_to_tell_rows_apart() -> None:
+    now = datetime(2026, 11, 3, 17, 30, tzinfo=UTC)
+    assert ago(now - timedelta(seconds=20), now) == "just now"
+    assert ago(now - timedelta(minutes=12, seconds=59), now) == "12 min ago"
+    assert ago(now - timedelta(hours=5, minutes=1), now) == "5 h ago"
+    assert ago(now - timedelta(days=2), now) == "1 Nov, 17:30 UTC"
+    assert ago(datetime(2025, 12, 31, 23, 59, tzinfo=UTC), now) == "31 Dec 2025, 23:59 UTC"
+    # A time after now (another machine's clock) is said as a time, not as "ago".
+    assert ago(now + timedelta(minutes=3), now) == "3 Nov, 17:33 UTC"
+
+
+def test_a_run_without_a_user_message_shows_its_input_and_one_with_neither_its_producer(
+    harness: Harness,
+) -> None:
+    http = Authorized(harness.client, harness.admin)
+    _seed(harness, echo=0, bots=0)
+    ended = "2026-11-03T17:00:00Z"
+    answered = [{"role": "assistant", "content": "Order 1190 ships today."}]
+    not_a_chat = run(
+        http,
+        harness.project_id,
+        endedAt=ended,
+        input={"order_id": 1190, "question": "  Ships   when?  "},
+        steps=answered,
+    )["id"]
+    nothing_said = run(http, harness.project_id, endedAt=ended, input=None, steps=answered)["id"]
+    answer = _page(harness)
+    ran = dict(re.findall(r'<tr data-run="([^"]+)">\s*<td class="ran"><a [^>]*>([^<]*)</a>', answer.text))
+    assert ran == {not_a_chat: "Ships when?", nothing_said: "Dev-Echo Agent run"}
 
 
 def test_progress_and_needs_in_words() -> None:

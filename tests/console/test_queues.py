@@ -124,3 +124,13 @@ def test_a_reader_is_offered_no_changes_and_refused_them(harness: Harness) -> No
     refused = reader.submit(f"/ui/queues/{seeded.queue_id}/clear", {})
     assert refused.status_code == 403
     assert "This needs the write role in project &#34;default&#34;; you have read." in refused.text
+
+
+def test_a_queue_of_one_holds_1_item(harness: Harness) -> None:
+    seeded = seed_in_app(harness, traces=1)
+    console_client(harness)
+    asked = harness.client.get(f"/ui/queues/{seeded.queue_id}/clear")
+    assert "holds 1 item, 0 reviewed" in asked.text
+    screen = harness.client.get(f"/ui/queues/{seeded.queue_id}/review")
+    assert screen.status_code == 200
+    assert "1 items" not in screen.text

@@ -5,6 +5,7 @@ what a reader is offered and a save without the CSRF secret."""
 
 from __future__ import annotations
 
+import copy
 import re
 
 import httpx
@@ -13,6 +14,7 @@ from playwright.sync_api import Page, expect
 from tests.conftest import Harness
 from tests.console.conftest import Console, console_client, role_token
 from tests.console.queue_seed import Seeded, ok, post_ok, seed_in_app, seed_queue, trace_values
+from tests.samples import THREE_CALLS
 
 CORRECTION_REFUSED = (
     'The evaluator "disclaimer_present" gives boolean results: a correction of it must be true or false, '
@@ -68,6 +70,28 @@ def test_the_three_panels_show_what_the_trace_recorded(console: Console, http: h
     expect(centre.locator(".function-call")).to_contain_text("lookup_order")
     expect(centre.locator(".function-call pre")).to_contain_text('"order_id": "1182"')
     console.shoot("review-screen")
+
+
+def test_each_tool_call_shows_once_and_each_result_names_its_tool(
+    console: Console, http: httpx.Client
+) -> None:
+    seeded = seed_queue(http, console.server.project_id, traces=1, steps=copy.deepcopy(THREE_CALLS))
+    centre = _open(console, seeded, 0).get_by_label("Interaction")
+    calls = centre.locator(".function-call")
+    expect(calls).to_have_count(3)
+    expect(calls.locator("code")).to_have_text(["lookup_order", "issue_refund", "notify_customer"])
+    results = centre.locator(".message.tool")
+    expect(results).to_have_count(3)
+    expect(results.locator(".function-call")).to_have_count(0)
+    expect(results.locator("h3")).to_have_text(
+        [
+            "Tool result · lookup_order call_1",
+            "Tool result · issue_refund call_2",
+            "Tool result · notify_customer call_3",
+        ]
+    )
+    expect(results.nth(1).locator("pre")).to_have_text('{"error": "card declined"}')
+    console.shoot("review-screen-tool-calls")
 
 
 def test_picking_values_saves_them_at_once_and_marks_the_item_reviewed(

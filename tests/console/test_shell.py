@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from httpx2 import Response
 
+from redline.console.errors import title_of
 from tests.conftest import ADMIN_TOKEN, Harness
-from tests.console.conftest import console_client
+from tests.console.conftest import console_client, shown
 
 
 def _sign_in_from(harness: Harness, origin: str) -> Response:
@@ -79,6 +82,7 @@ def test_an_unknown_page_is_a_page_that_says_so(harness: Harness) -> None:
     console_client(harness)
     answer = harness.client.get("/ui/no-such-page")
     assert answer.status_code == 404
+    assert _heading(answer) == "Not found"
     assert "There is no such page." in answer.text
 
 
@@ -102,3 +106,53 @@ def test_a_proxy_that_drops_the_port_from_host_still_lets_people_sign_in(harness
     answer = _sign_in_from(harness, "http://testserver:8443")
     assert answer.status_code == 303
     assert "redline_console=" in answer.headers["set-cookie"]
+
+
+def _heading(answer: Response) -> str:
+    found = re.search(r"<h1>(.*?)</h1>", answer.text)
+    assert found, answer.text
+    return found.group(1)
+
+
+def test_a_value_in_the_address_is_named_with_a_way_back(harness: Harness) -> None:
+    console_client(harness)
+    answer = harness.client.get("/ui/traces?since=yesterday&agent=support-agent")
+    assert answer.status_code == 400
+    assert _heading(answer) == "A value in the address is wrong"
+    assert "<title>A value in the address is wrong · Redline</title>" in answer.text
+    assert shown("since: 'yesterday' is not a date (YYYY-MM-DD).") in answer.text
+    assert (
+        '<a href="/ui/traces?agent=support-agent" id="without">Open this page without since</a>'
+        in answer.text
+    )
+    assert "Something went wrong" not in answer.text
+
+
+def test_a_value_in_a_form_and_a_form_address_opened_say_so(harness: Harness) -> None:
+    client = console_client(harness)
+    ident = "00000000-0000-4000-8000-000000000000"
+    form = client.submit(f"/ui/corrections/to-fix/{ident}/hand-on", {})
+    assert form.status_code == 400
+    assert _heading(form) == "A value in the form is wrong"
+    assert "This address or form has a value the console cannot read: project." in form.text
+    assert 'id="without"' not in form.text
+    opened = harness.client.get(f"/ui/corrections/to-fix/{ident}/hand-on")
+    assert opened.status_code == 405
+    assert _heading(opened) == "Not a page to open"
+    assert "This address is where a form is sent; it is not a page to open." in opened.text
+
+
+def test_each_refusal_has_its_own_title_and_only_the_servers_failure_says_something_went_wrong() -> None:
+    titles = {status: title_of(status, "GET") for status in (400, 401, 403, 404, 405, 409, 413, 418)}
+    assert titles == {
+        400: "A value in the address is wrong",
+        401: "Signed out",
+        403: "Not allowed",
+        404: "Not found",
+        405: "Not a page to open",
+        409: "Not possible now",
+        413: "Too large",
+        418: "The console can't do that",
+    }
+    assert title_of(400, "POST") == "A value in the form is wrong"
+    assert title_of(500, "GET") == title_of(503, "POST") == "Something went wrong"

@@ -8,14 +8,24 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from redline.background import JOB_KINDS
+from redline.console.pages.traces import scored_words
+from redline.db import Database
+from redline.jobs.worker import JobWorker
 from tests.console.conftest import Console
-from tests.samples import make_run
+from tests.samples import REFUND_STEPS, make_run
+
+REFUND_FIRST = [
+    *REFUND_STEPS[:2],
+    {"role": "assistant", "content": "", "toolName": "issue_refund", "toolInput": {"order_id": "1182"}},
+    {"role": "assistant", "content": "I've issued a full refund to your card."},
+]
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
-def _seed(console: Console, count: int, **fields: Any) -> list[dict[str, Any]]:
-    """`count` runs a minute apart (the first the oldest), titled "Ticket <n>"."""
+def _seed(console: Console, count: int, first: int = 0, **fields: Any) -> list[dict[str, Any]]:
+    """`count` runs a minute apart (the first the oldest), titled "Ticket <n>" from n = `first`."""
     runs = [
         make_run(
             console.server.project_id,
@@ -25,7 +35,7 @@ def _seed(console: Console, count: int, **fields: Any) -> list[dict[str, Any]]:
             endedAt=(START + timedelta(minutes=n, seconds=12)).isoformat(),
             **fields,
         )
-        for n in range(count)
+        for n in range(first, first + count)
     ]
     return list(console.api.runs.create_batch(runs)["data"])
 
@@ -62,10 +72,50 @@ def test_the_list_shows_each_trace_with_what_was_said_about_it(console: Console)
     assert _cell(page, "Ticket 1", "Corrections") == "1"
     assert _cell(page, "Ticket 1", "Latest score") == "—"
     assert _cell(page, "Ticket 0", "Ratings") == "+0 −0"
-    expect(page.get_by_text("Latest score: no reward model has scored a trace yet")).to_be_visible()
+    expect(page.locator("#scored")).to_have_text(
+        "Latest score: no reward model has scored a trace in default yet, so the column is empty."
+    )
     console.shoot("traces-list")
     page.get_by_role("link", name="Ticket 0", exact=True).click()
     page.wait_for_url(f"**/ui/traces/{quiet['id']}")
+
+
+def test_the_footer_says_which_model_scored_how_many_traces(console: Console, db: Database) -> None:
+    # Rated good when it looked the order up, bad when it refunded first: pairs to train on.
+    ids = [str(run["id"]) for run in _seed(console, 3) + _seed(console, 3, 3, steps=REFUND_FIRST)]
+    for index, ident in enumerate(ids):
+        console.api.annotations.create(ident, rating=1 if index < 3 else -1)
+    refunds = console.api.reward_models.create("refunds", ids)
+    second = console.api.reward_models.create("refunds-again", ids)
+    while JobWorker(db, JOB_KINDS).run_once():
+        pass
+    scores = {
+        item["trace_id"]: item["score"] for item in console.api.reward_models.score(refunds["id"], ids[:3])
+    }
+    console.api.reward_models.score(second["id"], ids[:1])
+    page = console.open("/ui/traces")
+    expect(page.locator("#scored")).to_have_text(
+        "Latest score: the newest score a reward model gave the trace. "
+        "In default, refunds has scored 3 traces and refunds-again 1 trace."
+    )
+    # Each scored trace shows its newest score; one no model scored shows none.
+    for number in (1, 2):
+        assert _cell(page, f"Ticket {number}", "Latest score") == f"{scores[ids[number]]:.2f}"
+    assert _cell(page, "Ticket 5", "Latest score") == "—"
+    console.shoot("traces-list-scored")
+
+
+def test_the_footers_words_for_none_one_and_many() -> None:
+    assert scored_words([], "your projects") == (
+        "Latest score: no reward model has scored a trace in your projects yet, so the column is empty."
+    )
+    assert scored_words([("refunds", 1)], "support") == (
+        "Latest score: the newest score a reward model gave the trace. In support, refunds has scored "
+        "1 trace."
+    )
+    assert scored_words([("a", 1200), ("b", 2), ("c", 1)], "support").endswith(
+        "In support, a has scored 1,200 traces, b 2 traces and c 1 trace."
+    )
 
 
 def test_sorting_by_a_header_lives_in_the_address(console: Console) -> None:
@@ -88,6 +138,21 @@ def test_sorting_by_a_header_lives_in_the_address(console: Console) -> None:
     page.reload()
     assert _titles(page)[0] == "Long one"
     expect(page.locator("th[aria-sort=descending]")).to_have_text("Steps ▼")
+
+
+def test_a_sort_the_list_does_not_know_says_so_and_links_back(console: Console) -> None:
+    _seed(console, 1)
+    page = console.open("/ui/traces?sort=bogus&cols=agent")
+    expect(page.get_by_role("heading", level=1)).to_have_text("A value in the address is wrong")
+    expect(page).to_have_title("A value in the address is wrong · Redline")
+    expect(page.get_by_role("alert")).to_have_text(
+        'sort: the list sorts by started, steps or status (a "-" before one reverses the order); '
+        '"bogus" is not one of them.'
+    )
+    console.shoot("traces-bad-sort")
+    page.get_by_role("link", name="Open this page without sort").click()
+    page.wait_for_url("**/ui/traces?cols=agent")
+    assert _titles(page) == ["Ticket 0"]
 
 
 def test_the_columns_menu_chooses_what_shows(console: Console) -> None:

@@ -71,4 +71,7 @@ def test_only_the_cheap_columns_sort() -> None:
     assert parse_sort("steps") == ("steps", False)
     with pytest.raises(Invalid) as refused:
         parse_sort("-comments")
-    assert refused.value.message == 'The list sorts by started, steps, status; "comments" is not one of them.'
+    assert refused.value.message == (
+        'sort: the list sorts by started, steps or status (a "-" before one reverses the order); '
+        '"comments" is not one of them.'
+    )

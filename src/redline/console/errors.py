@@ -16,11 +16,49 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from redline.console.rendering import page
+from redline.console.rendering import page, url_with
 from redline.console.session import NeedsSignIn, SignedIn, signed_in
 from redline.errors import RedlineError
 
 log = logging.getLogger("redline.console")
+
+# A refused request's title, by its status: what was wrong, said plainly. A 400 says whether the address
+# or the form held the value (`_title`); a status not named here is still the request's, not the server's.
+TITLES = {
+    401: "Signed out",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Not a page to open",
+    409: "Not possible now",
+    413: "Too large",
+}
+REFUSED = "The console can't do that"
+# Only an answer of 500 and above is the server's own failure.
+FAILED = "Something went wrong"
+# What a 405 says: the address is a form's, which a browser reaches by opening it.
+NOT_OPENED = (
+    "This address is where a form is sent; it is not a page to open. Go back to the page the form is on."
+)
+
+
+def title_of(status: int, method: str) -> str:
+    """The error page's title for a refusal of `status` to a request of `method`."""
+    if status >= 500 or status < 400:
+        return FAILED
+    if status == 400:
+        return (
+            "A value in the address is wrong" if method in ("GET", "HEAD") else "A value in the form is wrong"
+        )
+    return TITLES.get(status, REFUSED)
+
+
+def _without(request: Request, details: object) -> str | None:
+    """This page's address without the parameter the refusal names, when it is one of the address's (the
+    page from its first page again): the way back from a value typed or pasted into the address."""
+    field = details.get("field") if isinstance(details, dict) else None
+    if not isinstance(field, str) or field not in request.query_params:
+        return None
+    return url_with(request, **{field: None, "after": None, "before": None})
 
 
 def wants_json(request: Request) -> bool:
@@ -44,9 +82,11 @@ async def _failure(
         request,
         "error.html",
         who=await run_in_threadpool(_visitor, request),
-        title={403: "Not allowed", 404: "Not found"}.get(status, "Something went wrong"),
+        title=title_of(status, request.method),
         status_code=status,
         message=message,
+        without=_without(request, details),
+        field=details.get("field") if isinstance(details, dict) else None,
     )
 
 
@@ -76,6 +116,6 @@ def install_console_errors(console: FastAPI) -> None:
     @console.exception_handler(HTTPException)
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
-        message = "There is no such page." if error.status_code == 404 else str(error.detail)
+        message = {404: "There is no such page.", 405: NOT_OPENED}.get(error.status_code, str(error.detail))
         code = "not-found" if error.status_code == 404 else "http"
         return await _failure(request, error.status_code, message, code)

@@ -27,29 +27,30 @@ _FIELD_NAMES = {
 }
 
 
-def _typed(value: str | None, field: str, read: Callable[[str], T], what: str) -> T | None:
-    """A value typed into (or chosen in) a form, read as `what`; empty is none."""
+def _typed(value: str | None, field: str, read: Callable[[str], T], what: str, label: str | None) -> T | None:
+    """A value typed into (or chosen in) a form, read as `what`; empty is none. The sentence names the
+    field by `label`, as the form labels it, when there is one; the details keep the API's name."""
     if value is None or value.strip() == "":
         return None
     try:
         return read(value.strip())
     except ValueError:
-        raise Invalid(f'{field}: "{value}" is not {what}.', details={"field": field}) from None
+        raise Invalid(f'{label or field}: "{value}" is not {what}.', details={"field": field}) from None
 
 
-def form_id(value: str | None, field: str) -> uuid.UUID | None:
+def form_id(value: str | None, field: str, label: str | None = None) -> uuid.UUID | None:
     """An id chosen in a form (a select's value); empty is none."""
-    return _typed(value, field, uuid.UUID, "an id")
+    return _typed(value, field, uuid.UUID, "an id", label)
 
 
-def form_number(value: str | None, field: str) -> float | None:
+def form_number(value: str | None, field: str, label: str | None = None) -> float | None:
     """A number typed into a form; empty is none."""
-    return _typed(value, field, float, "a number")
+    return _typed(value, field, float, "a number", label)
 
 
-def form_whole(value: str | None, field: str) -> int | None:
+def form_whole(value: str | None, field: str, label: str | None = None) -> int | None:
     """A whole number typed into a form; empty is none."""
-    return _typed(value, field, int, "a whole number")
+    return _typed(value, field, int, "a whole number", label)
 
 
 def text_or_none(value: str | None) -> str | None:

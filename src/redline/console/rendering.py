@@ -14,6 +14,7 @@ from starlette.responses import HTMLResponse
 
 from redline.console.nav import MENU, Crumb
 from redline.console.session import SignedIn
+from redline.sentences import counted
 
 _ENVIRONMENT = Environment(
     loader=PackageLoader("redline.console", "templates"),
@@ -39,9 +40,27 @@ def moment(at: datetime) -> str:
     return f"{at.day} {at:%b %Y}, {at.hour % 12 or 12} {'AM' if at.hour < 12 else 'PM'} UTC"
 
 
+def ago(at: datetime, now: datetime | None = None) -> str:
+    """When something happened, close enough to tell rows apart: "just now", "12 min ago", "5 h ago"
+    within a day, else the day and the minute ("3 Nov, 17:04 UTC", with the year when it is another)."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    at = at.astimezone(UTC)
+    seconds = (now - at).total_seconds()
+    if 0 <= seconds < 60:
+        return "just now"
+    if 0 <= seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if 0 <= seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    year = "" if at.year == now.year else f" {at.year}"
+    return f"{at.day} {at:%b}{year}, {at:%H:%M} UTC"
+
+
 # Helpers every template may call, so no page has to hand them in.
 _ENVIRONMENT.globals["shown"] = shown
 _ENVIRONMENT.filters["moment"] = moment
+_ENVIRONMENT.filters["ago"] = ago
+_ENVIRONMENT.filters["counted"] = counted
 
 
 def url_with(request: Request, **changes: object) -> str:

@@ -10,12 +10,13 @@ Rules name agents, flows and corrector groups by id; `Names` holds the names a p
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from redline.queues.expertrules import Preview
 from redline.queues.rules import PINNED
+from redline.sentences import listed
 
 # A metadata filter's op, as a sentence says it.
 _OPS = {
@@ -43,12 +44,6 @@ class Names:
     live_groups: frozenset[str] = frozenset()
 
 
-def _listed(words: Sequence[str], last: str = "and") -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return f"{', '.join(words[:-1])} {last} {words[-1]}"
-
-
 def runs_words(when: Mapping[str, Any], names: Names) -> str:
     """Which runs the rule takes: "Completed runs of Dev-Echo Agent", narrowed by what else it says."""
     agents = [
@@ -56,12 +51,12 @@ def runs_words(when: Mapping[str, Any], names: Names) -> str:
     ]
     flows = [names.flows.get(ident, "a flow no longer in the project") for ident in when.get("flowIds", [])]
     producers = agents + flows
-    words = f"Completed runs of {_listed(producers)}" if producers else "Every completed run"
+    words = f"Completed runs of {listed(producers)}" if producers else "Every completed run"
     versions = when.get("versions")
     if versions == [PINNED]:
         words += ", at the pinned version"
     elif versions:
-        words += f", at {'version' if len(versions) == 1 else 'versions'} {_listed(versions, 'or')}"
+        words += f", at {'version' if len(versions) == 1 else 'versions'} {listed(versions, 'or')}"
     if when.get("includeDryRuns"):
         words += ", dry runs included"
     filters = [
@@ -69,7 +64,7 @@ def runs_words(when: Mapping[str, Any], names: Names) -> str:
         for flt in when.get("metadata", [])
     ]
     if filters:
-        words += f", where {_listed(filters)}"
+        words += f", where {listed(filters)}"
     return words
 
 

@@ -23,7 +23,7 @@ import uuid
 from sqlalchemy import ColumnElement, select, tuple_
 from sqlalchemy.orm import Session
 
-from redline.corrections import tallies, workflow
+from redline.corrections import workflow
 from redline.corrections.models import Correction
 from redline.errors import Invalid
 from redline.identity.service import Actor, require_project_role
@@ -52,14 +52,6 @@ def _ranges(part: str) -> list[list[ColumnElement[bool]]]:
         for status in sorted(workflow.NOT_FIXED)
         for kind in kinds.get(part, [[fixer, agents], [fixer, flows]])
     ]
-
-
-def anything_to_fix(session: Session, actor: Actor, project_id: uuid.UUID) -> bool:
-    """Whether any correction of the project is not fixed yet: the tallies' few rows, so a project whose
-    every correction is fixed reads no part to find each one empty."""
-    require_project_role(session, actor, project_id, "read")
-    counted = tallies.read(session, tallies.scope_key(project_id, None))
-    return any(counted[status] for status in workflow.NOT_FIXED)
 
 
 def _edge(session: Session, project_id: uuid.UUID, ident: str, field: str) -> tuple[object, uuid.UUID]:

@@ -22,7 +22,7 @@ from redline.identity.service import Actor
 from redline.learning import rewardmodel
 from redline.learning.models import RewardModel, RewardModelArtifact, TraceScore
 from redline.learning.service import get_model, readable_traces
-from redline.traces.models import Step
+from redline.traces.models import Step, Trace
 
 MAX_TRACES_PER_CALL = 100
 # Models kept loaded in a process: scoring usually uses the project's one active model.
@@ -154,3 +154,21 @@ def scores_of(session: Session, trace_id: uuid.UUID) -> list[Scored]:
         .order_by(TraceScore.scored_at.desc(), TraceScore.id.desc())
     )
     return [Scored(score, name) for score, name in rows]
+
+
+def scored_counts(session: Session, project_ids: Sequence[uuid.UUID]) -> list[tuple[str, int]]:
+    """How many of the projects' traces each reward model has scored, most first (by name among equals):
+    what the traces list says of its Latest score column. Access to the projects is the caller's to
+    check; a model that scored none of them is not named."""
+    if not project_ids:
+        return []
+    scored = func.count(func.distinct(TraceScore.trace_id))
+    rows = session.execute(
+        select(RewardModel.name, scored)
+        .join(TraceScore, TraceScore.reward_model_id == RewardModel.id)
+        .join(Trace, Trace.id == TraceScore.trace_id)
+        .where(Trace.project_id.in_(list(project_ids)))
+        .group_by(RewardModel.id, RewardModel.name)
+        .order_by(scored.desc(), RewardModel.name)
+    )
+    return [(name, int(count)) for name, count in rows]

@@ -25,6 +25,7 @@ from redline.corrections.models import COUNTED, Correction
 from redline.errors import Invalid
 from redline.identity.service import Actor, readable_project_ids
 from redline.paging import check_limit, decode_cursor, encode_cursor
+from redline.sentences import listed
 from redline.traces.models import Agent, Trace
 from redline.traces.service import producer_names
 
@@ -75,7 +76,8 @@ class TraceRow:
     step_count: int
     said: TraceCounts
     corrections: int
-    # A trained reward model's latest score; nothing scores traces yet, so always None (never made up).
+    # A trained reward model's latest score, which the console adds (scores are the learning domain's,
+    # above this one); None while no model has scored the trace (never made up).
     latest_score: float | None = None
 
 
@@ -93,7 +95,8 @@ def parse_sort(sort: str | None) -> tuple[SortKey, bool]:
     key = text.removeprefix("-")
     if key not in SORT_KEYS:
         raise Invalid(
-            f'The list sorts by {", ".join(SORT_KEYS)}; "{key}" is not one of them.',
+            f'sort: the list sorts by {listed(SORT_KEYS, "or")} (a "-" before one reverses the order); '
+            f'"{key}" is not one of them.',
             details={"field": "sort"},
         )
     return key, text.startswith("-")

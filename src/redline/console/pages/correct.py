@@ -1,9 +1,9 @@
 """Correct this run: one person's word on one run (corrections-reference.txt), as a form.
 
-GET shows the run's output and the tools it called beside the form; POST saves through
-`corrections.service.create`, the same call `POST /v1/corrections` makes. A refusal re-renders the form
-as typed with the service's own sentence; a saved correction comes back on this page, filled in, so the
-next save replaces it (the earlier one stays in the correction's history).
+GET shows the run's output and the tools it called (each call once, with its result) beside the form;
+POST saves through `corrections.service.create`, the same call `POST /v1/corrections` makes. A refusal
+re-renders the form as typed with the service's own sentence; a saved correction comes back on this page,
+filled in, so the next save replaces it (the earlier one stays in the correction's history).
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from sqlalchemy.orm import Session
 from starlette.responses import RedirectResponse, Response
 
 from redline.console.areas import Area
+from redline.console.correction_words import standing, status_label
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.groups import every_group
 from redline.console.nav import Crumb
 from redline.console.pages.correct_form import CorrectionForm, from_correction, from_fields, to_correction
 from redline.console.pages.traces import TRACES, trace_name
 from redline.console.session import SignedIn
+from redline.console.tool_calls import tool_calls
 from redline.corrections import service as corrections
 from redline.corrections.models import Correction
 from redline.db import Database
@@ -75,15 +77,6 @@ def _group_name(session: Session, actor: Actor, group_id: uuid.UUID | None) -> s
         return "a group you can't see"
 
 
-def _tool_calls(view: RunView) -> list[tuple[str, str]]:
-    """The calls the run made, each as its tool and pretty-printed arguments."""
-    return [
-        (step.tool_name, json.dumps(step.tool_input, indent=2, ensure_ascii=False) if step.tool_input else "")
-        for step in view.steps
-        if step.tool_name
-    ]
-
-
 def _render(
     request: Request,
     db: Database,
@@ -106,10 +99,12 @@ def _render(
             "output": json.dumps(view.trace.output, indent=2, ensure_ascii=False)
             if view.trace.output is not None
             else None,
-            "calls_made": _tool_calls(view),
+            "calls_made": tool_calls(view.steps),
             "choices": _choices(session, who.actor, view),
             "mine": mine,
             "mine_group": _group_name(session, who.actor, mine.corrector_group_id) if mine else None,
+            "mine_status": status_label(mine.status) if mine else None,
+            "mine_standing": standing(mine) if mine else None,
         }
         label = trace_name(view)
     filled = form if form is not None else (from_correction(mine) if mine is not None else CorrectionForm())

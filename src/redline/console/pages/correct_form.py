@@ -101,11 +101,21 @@ def from_fields(
     )
 
 
-def _verdict(value: str, field_name: str) -> str | None:
+def _call_label(index: int) -> str:
+    """A call's arguments as the form labels them: under "What it should have called", "Arguments 1"."""
+    return f"What it should have called, call {index + 1}, arguments"
+
+
+def _item_label(index: int, part: str) -> str:
+    """An item's field as the form labels it: under "Items", "Item rank 1"."""
+    return f"Items, item {index + 1}, {part}"
+
+
+def _verdict(value: str, field_name: str, label: str) -> str | None:
     if value == "":
         return None
     if value not in VERDICTS:
-        raise Invalid(f'{field_name}: "{value}" is not right or wrong.', details={"field": field_name})
+        raise Invalid(f'{label}: "{value}" is not right or wrong.', details={"field": field_name})
     return value
 
 
@@ -113,7 +123,7 @@ def _args(text: str, index: int) -> dict[str, Any] | None:
     """A call's arguments, typed as a JSON object; empty asks only that the tool was called."""
     if not text.strip():
         return None
-    where = f"shouldCall[{index}].args"
+    where = _call_label(index)
     try:
         value = json.loads(text)
     except ValueError:
@@ -134,11 +144,11 @@ def to_correction(form: CorrectionForm, run_id: str) -> CorrectionIn:
     """What the service checks: the form's fields in the shape `POST /v1/corrections` takes."""
     body: dict[str, Any] = {
         "run_id": run_id,
-        "decisions": _verdict(form.decisions, "decisions"),
-        "answer": _verdict(form.answer, "answer"),
+        "decisions": _verdict(form.decisions, "decisions", "Decisions"),
+        "answer": _verdict(form.answer, "answer", "Answer"),
         "should_say": text_or_none(form.should_say),
         "why": text_or_none(form.why),
-        "corrector_group_id": form_id(form.group, "correctorGroupId"),
+        "corrector_group_id": form_id(form.group, "correctorGroupId", "Corrector group"),
     }
     if form.calls:
         body["should_call"] = [
@@ -152,8 +162,9 @@ def to_correction(form: CorrectionForm, run_id: str) -> CorrectionIn:
             {
                 "key": row.key.strip(),
                 "pointer": row.pointer.strip() or None,
-                "rank": form_whole(row.rank, f"items[{index}].rank"),
-                "verdict": _verdict(row.verdict, f"items[{index}].verdict") or "wrong",
+                "rank": form_whole(row.rank, f"items[{index}].rank", _item_label(index, "rank")),
+                "verdict": _verdict(row.verdict, f"items[{index}].verdict", _item_label(index, "verdict"))
+                or "wrong",
             }
             for index, row in enumerate(form.items)
         ]

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
+from redline.console.correction_words import status_label
 from redline.console.corrections_section import BASE, refused_view, section_page
 from redline.console.deps import Changer, Db
 from redline.console.forms import text_or_none
@@ -37,12 +38,13 @@ from redline.corrections import service as corrections
 from redline.corrections import tofix
 from redline.corrections.models import Correction
 from redline.corrections.schemas import CorrectionChange
-from redline.corrections.workflow import Change
+from redline.corrections.workflow import NOT_FIXED, Change
 from redline.db import Database, path_id
 from redline.errors import RedlineError
 from redline.identity.service import Actor
 from redline.idpages import IdPage
 from redline.queues.screen import principal_names
+from redline.sentences import counted, short
 from redline.traces import service as traces
 
 router = APIRouter()
@@ -82,8 +84,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 # Each part's `<part>_sort`: newest first (the default) or oldest first.
 SORTS = ("-when", "when")
-STATUS_WORDS = {"open": "Open", "being-fixed": "Being fixed", "with-owner": "With the owner"}
 NOTHING = "Nothing to fix: every correction here is Fixed, Won't fix or Removed."
+NONE_YET = "No corrections yet: when someone corrects a run of this project, what is left to fix shows here."
 DONE = {
     "to-developer": "Handed the correction to the developer.",
     "to-owner": "Handed the correction to the owner.",
@@ -91,14 +93,6 @@ DONE = {
 }
 # What a row quotes of what the correction says, at most.
 SHORT = 90
-
-
-def short(text: str, limit: int = SHORT) -> str:
-    """Text cut to `limit` characters at a word, marked when cut."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
 
 
 def says_words(correction: Correction) -> str:
@@ -111,11 +105,11 @@ def says_words(correction: Correction) -> str:
         )
         said.append("Wrong decisions" + (f": {'; '.join(what)}" if what else ""))
     if correction.answer == "wrong":
-        should = f": should say “{short(correction.should_say)}”" if correction.should_say else ""
+        should = f": should say “{short(correction.should_say, SHORT)}”" if correction.should_say else ""
         said.append(f"Wrong answer{should}")
     wrong_items = sum(1 for item in correction.items or [] if item.get("verdict") == "wrong")
     if wrong_items:
-        said.append(f"{wrong_items} wrong {'item' if wrong_items == 1 else 'items'}")
+        said.append(counted(wrong_items, "wrong item"))
     return ". ".join(said) if said else "Nothing wrong"
 
 
@@ -184,9 +178,9 @@ def _rows(session: Session, project_id: uuid.UUID, found: list[Correction]) -> l
                 name,
                 link,
                 says_words(correction),
-                short(correction.why) if correction.why else None,
+                short(correction.why, SHORT) if correction.why else None,
                 _by(correction, people),
-                STATUS_WORDS.get(correction.status, correction.status),
+                status_label(correction.status),
                 _hand_to(correction),
             )
         )
@@ -214,11 +208,15 @@ class _Read(NamedTuple):
     page: IdPage[Correction]
 
 
-def _read(session: Session, actor: Actor, request: Request, project_id: uuid.UUID) -> list[_Read]:
+def _read(session: Session, actor: Actor, request: Request, project_id: uuid.UUID) -> tuple[list[_Read], str]:
     """Each part's page as the address asks, leaving out a part with none (unless paged past its first
-    page); none at all when the tallies say nothing is left to fix."""
-    if not tofix.anything_to_fix(session, actor, project_id):
-        return []
+    page); none at all when the tallies say nothing is left to fix. With it, what the page says when it
+    shows no part: that there are no corrections yet, or that every one is closed (the tallies' few rows,
+    so a project whose every correction is fixed reads no part to find each one empty)."""
+    counted = corrections.counts(session, actor, project_id)
+    nothing = NOTHING if any(counted.values()) else NONE_YET
+    if not any(counted[status] for status in NOT_FIXED):
+        return [], nothing
     params = request.query_params
     found = []
     for key, label, description in PARTS:
@@ -236,7 +234,7 @@ def _read(session: Session, actor: Actor, request: Request, project_id: uuid.UUI
         )
         if page.items or cursor.after or cursor.before:
             found.append(_Read(key, label, description, str(sort), cursor, page))
-    return found
+    return found, nothing
 
 
 def _part(read: _Read, rows: Mapping[uuid.UUID, Row], request: Request) -> Part:
@@ -262,9 +260,10 @@ def show(
     """The parts of the project `choice` shows, as the address asks, saying what `outcome` says."""
     said: Outcome = outcome or {"notice": notice(DONE, request)}
     parts: list[Part] = []
+    nothing = NONE_YET
     if choice.project is not None:
         with db.read() as session:
-            read = _read(session, who.actor, request, choice.project.id)
+            read, nothing = _read(session, who.actor, request, choice.project.id)
             found = [correction for part in read for correction in part.page.items]
             rows = {row.correction.id: row for row in _rows(session, choice.project.id, found)}
         parts = [_part(part, rows, request) for part in read]
@@ -277,7 +276,7 @@ def show(
         choice,
         said,
         parts=parts,
-        nothing=NOTHING,
+        nothing=nothing,
         columns=COLUMNS,
         cols=cols,
         may_hand_on=choice.may("publish"),

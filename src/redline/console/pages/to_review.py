@@ -38,8 +38,10 @@ from redline.queues import expert, expertqueue, expertrules
 from redline.queues.expert import CORRECTED, DISMISSED, ERASED, OPEN
 from redline.queues.expertqueue import ItemView, QueueFilters
 from redline.queues.screen import principal_names
+from redline.sentences import counted, short
 from redline.traces import service as traces
 from redline.traces.models import Agent
+from redline.traces.openings import openings
 
 router = APIRouter()
 TAB = "to-review"
@@ -67,6 +69,8 @@ DONE = {
     "dismissed": "Dismissed the run: it is out of the queue.",
     "reopened": "Reopened the run: it waits in the queue again.",
 }
+# What a row quotes of what the run was asked, at most.
+OPENING = 80
 # A corrector group whose name is gone (groups are unregistered, never deleted: this is not expected).
 UNKNOWN_GROUP = "unknown group"
 # What the list says with no rows, by `show`, when it lists everyone's runs.
@@ -182,7 +186,7 @@ def others_words(others: int) -> str | None:
     """What For me leaves out of the waiting runs."""
     if others <= 0:
         return None
-    return f"{others} more {'waits' if others == 1 else 'wait'} for other correctors."
+    return f"{counted(others, 'more waits', 'more wait')} for other correctors."
 
 
 # ------------------------------------------------------------------------------------------------- page
@@ -193,6 +197,8 @@ class Row:
     view: ItemView
     producer: str
     stands: str
+    # What the run was asked, in a line (its first user message, else its input): what tells it apart.
+    opening: str | None
 
     @property
     def why(self) -> str:
@@ -219,13 +225,22 @@ def _rows(session: Session, actor: Actor, views: list[ItemView]) -> list[Row]:
     group_ids |= {group for view in views for group in view.progress if group}
     names = groups.names(session, group_ids)
     people = principal_names(session, [view.item.closed_by for view in views if view.item.closed_by])
+    asked = openings(session, [view.item.run_id for view in views])
     rows = []
     for view in views:
         item = view.item
         producer = (agents.get(item.agent_id) if item.agent_id else None) or (
             flows.get(item.flow_id, "a removed flow") if item.flow_id else "a removed agent"
         )
-        rows.append(Row(view, producer, stands_words(view, names, people, actor.principal_id)))
+        opening = asked.get(item.run_id)
+        rows.append(
+            Row(
+                view,
+                producer,
+                stands_words(view, names, people, actor.principal_id),
+                short(opening, OPENING) if opening else None,
+            )
+        )
     return rows
 
 

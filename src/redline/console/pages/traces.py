@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import pairwise
 from typing import Annotated, Any
@@ -44,6 +44,7 @@ from redline.reviews.models import ReviewKey
 from redline.reviews.said import Said, own_value, said_about
 from redline.reviews.schemas import ValueIn
 from redline.reviews.values import number_text
+from redline.sentences import counted, listed
 from redline.traces import listing
 from redline.traces import service as traces
 from redline.traces.models import Step
@@ -104,6 +105,31 @@ def _start_of(day: date | None) -> datetime | None:
     return datetime.combine(day, time.min, tzinfo=UTC) if day else None
 
 
+def _scored(session: Session, rows: list[listing.TraceRow]) -> list[listing.TraceRow]:
+    """The page's rows with each one's latest score, by whichever reward model gave it last."""
+    latest = scoring.latest_scores(session, [row.id for row in rows])
+    return [
+        replace(row, latest_score=latest[row.id].score.score) if row.id in latest else row for row in rows
+    ]
+
+
+def scored_words(scored: list[tuple[str, int]], where: str) -> str:
+    """What the list says below its Latest score column: which models scored how many traces `where`
+    (a project's name, or "your projects"), most first, or that none has."""
+    if not scored:
+        return f"Latest score: no reward model has scored a trace in {where} yet, so the column is empty."
+    (first, first_count), *others = scored
+    said = [f"{first} has scored {counted(first_count, 'trace')}"]
+    said += [f"{name} {counted(count, 'trace')}" for name, count in others]
+    return f"Latest score: the newest score a reward model gave the trace. In {where}, {listed(said)}."
+
+
+def _where(projects: list[tuple[Project, ProjectRole]], chosen: uuid.UUID | None) -> str:
+    """The projects the list draws from, as the footer names them."""
+    named = [project.name for project, _ in projects if chosen is None or project.id == chosen]
+    return named[0] if len(named) == 1 else "your projects"
+
+
 @router.get("/traces")
 def trace_list(
     request: Request,
@@ -144,6 +170,10 @@ def trace_list(
         )
         projects = visible_projects(session, who.actor)
         agents = listing.agent_names(session, who.actor, project_id)
+        rows = _scored(session, found.rows)
+        # The list checked access to the project asked for; without one it draws from every visible one.
+        scope = [project_id] if project_id else [p.id for p, _ in projects]
+        scored = scoring.scored_counts(session, scope)
     known = {key for key, _ in COLUMNS}
     shown_cols = [key for key in cols if key in known] if cols else [key for key, _ in COLUMNS]
     return AREA.page(
@@ -152,7 +182,8 @@ def trace_list(
         "list",
         "Traces",
         Crumb("Traces"),
-        rows=found.rows,
+        rows=rows,
+        scored=scored_words(scored, _where(projects, project_id)),
         project_names={p.id: p.name for p, _ in projects},
         projects=[(str(p.id), p.name) for p, _ in projects],
         many_projects=len(projects) > 1,

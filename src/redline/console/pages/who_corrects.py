@@ -41,6 +41,7 @@ from redline.groups.schemas import GroupChange, GroupIn
 from redline.groups.service import GroupView
 from redline.identity.models import Project
 from redline.identity.service import REVIEWER_ROLES
+from redline.sentences import counted
 from redline.traces import service as traces
 from redline.traces.models import Agent
 
@@ -138,7 +139,7 @@ def wanted_sentence(view: GroupView) -> str | None:
     names = [rule.name for rule in view.wanted_by]
     if not names:
         return None
-    wants = "1 rule wants" if len(names) == 1 else f"{len(names)} rules want"
+    wants = counted(len(names), "rule wants", "rules want")
     return (
         f"{wants} its correction ({', '.join(names)}): change them first, "
         "or their items wait for a group nobody can give."
