@@ -161,6 +161,7 @@ def _announce_first_start(first: identity.Bootstrap) -> None:
         say("  More people: redline users create NAME")
         say("               redline members add --project PROJECT --user NAME --role write")
         say("               redline tokens create --user NAME")
+        say(f"  Lost it?     redline tokens create --user {first.admin.name}  (docs/access.md#a-lost-token)")
     else:
         say("The admin's token is the one given in REDLINE_INIT_ADMIN_TOKEN.")
 
