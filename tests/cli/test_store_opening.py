@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import inspect, text
@@ -15,6 +16,7 @@ from sqlalchemy import inspect, text
 from redline import migrate
 from redline.cli.main import cli
 from redline.db import make_engine
+from tests.cli.test_serve import serving
 from tests.conftest import _postgres_url, postgres_database
 
 POINTERS = (
@@ -109,6 +111,13 @@ def test_db_upgrade_makes_the_store_the_others_then_use(empty_database_url: str)
     listing = invoke(empty_database_url, "projects", "list")
     assert listing.exit_code == 0, listing.output
     assert listing.output.splitlines()[1].split()[1] == "default"
+
+
+def test_redline_alone_serves_and_makes_a_store(empty_database_url: str) -> None:
+    with serving(empty_database_url, command=()) as (base, lines, _):
+        assert "First start" in "".join(lines)
+        assert httpx.get(f"{base}/healthz").status_code == 200
+    assert "alembic_version" in _tables(empty_database_url)
 
 
 def test_demo_makes_a_store_where_there_is_none(
