@@ -12,6 +12,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,14 +132,23 @@ def database_url(backend: str, template: str, tmp_path: Path) -> Iterator[str]:
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
+    with postgres_database(f'TEMPLATE "{template}"') as name:
+        yield _postgres_url(name)
+
+
+@contextmanager
+def postgres_database(how: str = "") -> Iterator[str]:
+    """A new PostgreSQL database for one test (`how`: e.g. the template to copy), dropped after it."""
     name = f"redline_test_{_worker()}_{uuid.uuid4().hex[:12]}"
     admin = _postgres_admin()
     with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
-    yield _postgres_url(name)
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+        connection.execute(text(f'CREATE DATABASE "{name}" {how}'))
+    try:
+        yield name
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 @pytest.fixture

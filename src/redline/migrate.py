@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib.resources import files
 
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine
 
 from redline.db import writing
-from redline.models import Base
 
 
 def _config(engine_connection: object) -> Config:
@@ -31,6 +32,25 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
         command.upgrade(_config(connection), revision)
 
 
+@dataclass(frozen=True)
+class SchemaState:
+    """Where a database's schema stands against the migrations this Redline ships."""
+
+    current: str | None  # the database's revision; None when it holds no Redline schema
+    head: str  # the newest revision this Redline knows
+    known: bool  # whether `current` is one of this Redline's revisions (False: a newer Redline made it)
+
+
+def schema_state(connection: Connection) -> SchemaState:
+    """Read the store's revision without changing anything: what a command that only uses a store checks."""
+    scripts = ScriptDirectory.from_config(_config(connection))
+    current = MigrationContext.configure(connection).get_current_revision()
+    head = scripts.get_current_head()
+    assert head is not None, "the package ships its migrations"
+    known = current is None or current in {script.revision for script in scripts.walk_revisions()}
+    return SchemaState(current=current, head=head, known=known)
+
+
 def downgrade(engine: Engine, revision: str) -> None:
     """Take the schema back to `revision` ("base" for empty): how a release is rolled back."""
     with engine.begin() as connection:
@@ -45,6 +65,9 @@ def revision(engine: Engine, message: str) -> None:
 
 def drift(engine: Engine) -> list[object]:
     """Differences between the models and the migrated schema; empty when they agree."""
+    # Every domain's tables, imported only here: a command that merely opens the store needs only its own.
+    from redline.models import Base
+
     upgrade(engine)
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})

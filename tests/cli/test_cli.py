@@ -312,7 +312,7 @@ def test_processes_starting_together_make_one_workspace(database_url: str, db: D
     def start(_: int) -> None:
         context = CliContext(overrides={"database_url": database_url})
         try:
-            context.ready_database()
+            context.make_store()
         finally:
             context.close()
 

@@ -28,9 +28,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(database_url: str, *args: str) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
-    """Run `redline serve` until the block ends; yields its base URL, the lines it printed so far and
-    the process."""
+def serving(
+    database_url: str, *args: str, command: tuple[str, ...] = ("serve",)
+) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
+    """Run `redline serve` (or `redline` + `command`) until the block ends; yields its base URL, the
+    lines it printed so far and the process."""
     port = _free_port()
     env = {
         **os.environ,
@@ -39,7 +41,7 @@ def serving(database_url: str, *args: str) -> Iterator[tuple[str, list[str], sub
         "REDLINE_LOG_LEVEL": "warning",
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "redline", "serve", *args],
+        [sys.executable, "-m", "redline", *command, *args],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -67,7 +67,12 @@ class CliContext:
             raise click.ClickException(f"Can't open the store {where}: {reason}") from None
 
     def ready_database(self) -> Database:
-        """The database migrated to head and with its first workspace, whichever command runs first.
+        """The store, ready for the command that runs: made or migrated by one of STORE_MAKERS, opened
+        as it is by any other (which then ends with a sentence when there is no store to open)."""
+        return self.make_store() if running_command() in STORE_MAKERS else self.open_store()
+
+    def make_store(self) -> Database:
+        """The database migrated to head and with its first workspace, whichever process starts first.
 
         The first start prints the admin's token, once; a headless start (REDLINE_INIT_ADMIN_TOKEN)
         prints nothing secret.
@@ -88,6 +93,59 @@ class CliContext:
             _announce_first_start(first)
         return db
 
+    def open_store(self) -> Database:
+        """The store that is there, at the schema this Redline writes; it is never made or migrated here.
+
+        A SQLite file is looked for before connecting, as connecting would make it.
+        """
+        url = self.settings().database_url
+        parsed = make_url(url)
+        in_a_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+        path = Path(str(parsed.database)).resolve() if in_a_file else None
+        if path is not None and not path.exists():
+            raise _no_store(url, f"the file {path} does not exist")
+        db = self.database()
+        with self.reaching_store(), db.engine.connect() as connection:
+            state = migrate.schema_state(connection)
+        if state.current is None:
+            holder = f"the file {path}" if path is not None else "the database"
+            raise _no_store(url, f"{holder} holds no Redline schema")
+        if not state.known:
+            raise click.ClickException(
+                f"The store at {shown_url(url)} is at schema {state.current}, which this Redline does not "
+                "know: a newer Redline made it. Upgrade Redline to use it."
+            )
+        if state.current != state.head:
+            raise click.ClickException(
+                f"The store at {shown_url(url)} is at schema {state.current}; this Redline needs "
+                f"{state.head}. Back it up, then run `redline db upgrade` to migrate it."
+            )
+        return db
+
+
+# The commands that may make a store where there is none, or migrate one. Every other command opens the
+# store it is pointed at, so one run from another directory or with a mistyped URL says so, rather than
+# starting a new, empty store with a new workspace and admin token.
+STORE_MAKERS = frozenset({"serve", "demo", "db upgrade"})
+
+
+def running_command() -> str:
+    """The command being run, as typed after `redline` ("db upgrade"); empty outside one."""
+    names = []
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(names))
+
+
+def _no_store(url: str, why: str) -> click.ClickException:
+    return click.ClickException(
+        f"No store found at {shown_url(url)} ({why}).\n"
+        "Point at yours with --database-url or REDLINE_DATABASE_URL, or run `redline serve` "
+        "(or `redline db upgrade`) to make a new one there."
+    )
+
 
 def _announce_first_start(first: identity.Bootstrap) -> None:
     """Said on standard error: it is for the operator, and standard output may be data (an export)."""
@@ -103,6 +161,7 @@ def _announce_first_start(first: identity.Bootstrap) -> None:
         say("  More people: redline users create NAME")
         say("               redline members add --project PROJECT --user NAME --role write")
         say("               redline tokens create --user NAME")
+        say(f"  Lost it?     redline tokens create --user {first.admin.name}  (docs/access.md#a-lost-token)")
     else:
         say("The admin's token is the one given in REDLINE_INIT_ADMIN_TOKEN.")
 

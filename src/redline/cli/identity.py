@@ -1,14 +1,13 @@
-"""`redline users|tokens|projects|members|agents`: manage who may do what, as the local operator."""
+"""`redline users|tokens|projects|members`: manage who may do what, as the local operator."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import TypeVar
 
 import click
 
 from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
+from redline.identity import members as membership
 from redline.identity import service as identity
 from redline.identity.service import (
     PRINCIPAL_KINDS,
@@ -18,10 +17,6 @@ from redline.identity.service import (
     ProjectRole,
     ReviewerRole,
 )
-from redline.traces import service as traces
-
-T = TypeVar("T")
-
 
 # -------------------------------------------------------------------------------------------------- users
 
@@ -181,6 +176,20 @@ def members() -> None:
     """Who has which role in a project: read < write < publish < admin."""
 
 
+@members.command("list")
+@click.option("--project", required=True, help="Project name or id.")
+@pass_context
+def list_members(context: CliContext, project: str) -> None:
+    """The users and services with a role in a project (workspace admins hold every role unlisted)."""
+    with as_operator(context, write=False) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        rows = [
+            (member.principal.name, member.principal.kind, member.role)
+            for member in membership.list_members(session, actor, target.id)
+        ]
+    print_table(rows, ("USER", "KIND", "ROLE"))
+
+
 @members.command("add")
 @click.option("--project", required=True, help="Project name or id.")
 @click.option("--user", "user", required=True, help="User or service name or id.")
@@ -206,55 +215,3 @@ def remove_member(context: CliContext, project: str, user: str) -> None:
         principal = identity.find_user(session, actor, user)
         identity.remove_member(session, actor, target.id, principal.id)
         click.echo(f"{principal.name} is no longer a member of {target.name}.")
-
-
-# ------------------------------------------------------------------------------------------------- agents
-
-
-@click.group()
-def agents() -> None:
-    """Agents seen in a project and the version each pins."""
-
-
-@agents.command("list")
-@click.option("--project", required=True, help="Project name or id.")
-@pass_context
-def list_agents(context: CliContext, project: str) -> None:
-    """The agents that have sent runs to a project."""
-    with as_operator(context, write=False) as (session, actor):
-        target = identity.find_project(session, actor, project)
-        rows = [
-            (str(a.id), a.name, a.pinned_version or "-")
-            for a in traces.list_agents(session, actor, target.id)
-        ]
-    print_table(rows, ("ID", "NAME", "PINNED VERSION"))
-
-
-@agents.command("pin")
-@click.argument("agent")
-@click.option("--project", required=True, help="Project name or id.")
-@click.option("--version", help="The version to pin; leave out to unpin.")
-@pass_context
-def pin_agent(context: CliContext, agent: str, project: str, version: str | None) -> None:
-    """Pin the version of AGENT (a name) that runs use when they don't name one."""
-    with as_operator(context) as (session, actor):
-        target = identity.find_project(session, actor, project)
-        found = _only(
-            [
-                a
-                for a in traces.list_agents(session, actor, target.id)
-                if a.name == agent or str(a.id) == agent
-            ],
-            lambda: click.ClickException(f'No agent "{agent}" in project {target.name}.'),
-        )
-        traces.pin_agent_version(session, actor, found.id, version)
-        click.echo(f"{found.name} pins {version}." if version else f"{found.name} pins no version.")
-
-
-def _only(items: list[T], missing: Callable[[], click.ClickException]) -> T:
-    if not items:
-        raise missing()
-    return items[0]
-
-
-COMMANDS = [users, tokens, projects, members, agents]

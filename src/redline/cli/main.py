@@ -1,25 +1,129 @@
-"""`redline`: serve the API (the default), seed a demo, and manage the store from a shell."""
+"""`redline`: serve the API (the default), seed a demo, and manage the store from a shell.
+
+The commands are imported only when one runs. Importing them all made every start, even `--help`, pay
+for FastAPI, uvicorn, the console, Alembic, httpx and numpy (1.5–4.5 s); the table below names each
+command's module and its one-line summary, so `redline --help` lists them without importing any, and
+`redline projects list` imports only what listing projects needs (bench/cli_startup.py measures it).
+tests/cli/test_lazy_commands.py checks the table against the real commands, so it cannot drift.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from redline import __version__
-from redline.cli import corrections, feedback, gepa, reward_models, serving, transfer, worker
-from redline.cli import datasets as dataset_commands
-from redline.cli import db as db_commands
-from redline.cli import demo as demo_commands
-from redline.cli import expert as expert_commands
-from redline.cli import groups as group_commands
-from redline.cli import identity as identity_commands
-from redline.cli import queues as queue_commands
-from redline.cli import reviews as review_commands
-from redline.cli import trends as trend_commands
-from redline.cli.context import CliContext, pass_context, shown_url
-from redline.cli.demo import seed_demo
+
+# Name → ("module:attribute" of the click command, its one-line summary as `--help` lists it).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "agents": ("redline.cli.agents:agents", "Agents seen in a project and the version each pins."),
+    "annotations": ("redline.cli.feedback:annotations_group", "Ratings and comments people left on traces."),
+    "corrections": (
+        "redline.cli.corrections:corrections",
+        "Corrections of runs: list them, export an agent's, re-sort them or set their status.",
+    ),
+    "corrector-groups": (
+        "redline.cli.groups:corrector_groups",
+        "Corrector groups: who may correct as a group, where it applies, and what each correction weighs.",
+    ),
+    "datasets": (
+        "redline.cli.datasets:datasets_group",
+        "Datasets: curated inputs, messages and expected outputs for experiments.",
+    ),
+    "db": ("redline.cli.db:db", "Manage the store: its schema, and the counts kept beside it."),
+    "demo": (
+        "redline.cli.demo:demo",
+        "Seed a project with deterministic support-agent runs (refunds, order look-ups; good and bad).",
+    ),
+    "expert-queue": (
+        "redline.cli.expert:expert_queue_group",
+        "The expert queue: the runs the queue rules picked, waiting for a correction.",
+    ),
+    "export": ("redline.cli.transfer:export", "Write what Redline holds to files."),
+    "gepa": (
+        "redline.cli.gepa:gepa_group",
+        "Feedback for GEPA, the prompt optimiser: one reflective record per run.",
+    ),
+    "import": (
+        "redline.cli.transfer:import_runs",
+        "Import the runs in FILE into a project, keeping the good records and listing the skipped ones.",
+    ),
+    "members": (
+        "redline.cli.identity:members",
+        "Who has which role in a project: read < write < publish < admin.",
+    ),
+    "pairs": (
+        "redline.cli.feedback:pairs_group",
+        "Preference pairs, as a reward model would be built from them.",
+    ),
+    "projects": ("redline.cli.identity:projects", "Projects: the unit of access and settings."),
+    "queue-rules": (
+        "redline.cli.expert:queue_rules_group",
+        "Queue rules: each picks completed runs of a project for people to correct, as they end.",
+    ),
+    "queues": (
+        "redline.cli.queues:queues_group",
+        "Annotation queues: traces waiting for people, with the review keys they are reviewed with.",
+    ),
+    "reviews": (
+        "redline.cli.reviews:reviews_group",
+        "Human reviews: the keys (with their options or range) people review a project's traces with.",
+    ),
+    "reward-models": (
+        "redline.cli.reward_models:reward_models_group",
+        "Reward models: make one from rated or corrected traces, read it, score traces with it.",
+    ),
+    "serve": (
+        "redline.cli.serving:serve",
+        "Migrate the store, make the first workspace and admin if there are none, and serve the API.",
+    ),
+    "tokens": (
+        "redline.cli.identity:tokens",
+        "Bearer tokens: made once (the secret is shown only then), listed by prefix, revoked.",
+    ),
+    "trends": (
+        "redline.cli.trends:trends",
+        "Per queue rule, by its latest version, how often people's corrections marked each agent version "
+        "right, in the sentences of the console's Trends page (docs/results-trends.md).",
+    ),
+    "users": ("redline.cli.identity:users", "People (users) and programs (services) of the workspace."),
+    "worker": (
+        "redline.cli.worker:worker",
+        "Run background jobs (training reward models, …) until stopped (Ctrl-C or SIGTERM).",
+    ),
+}
 
 
-@click.group(invoke_without_command=True)
+def load_command(name: str) -> click.Command:
+    """The real command behind a name of the table: its module is imported now, and only now."""
+    module, attribute = COMMANDS[name][0].split(":")
+    command: click.Command = getattr(importlib.import_module(module), attribute)
+    return command
+
+
+class LazyGroup(click.Group):
+    """A group whose commands come from COMMANDS, imported when one is invoked (or asked for help)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Click's own listing, each summary from the table: shortened by click to the width as the real
+        command's would be, through a stand-in command that carries only the summary."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit)) for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True)
 @click.option(
     "--database-url",
     help="SQLAlchemy URL of the store [env REDLINE_DATABASE_URL; default sqlite:///redline.db].",
@@ -32,63 +136,13 @@ def cli(ctx: click.Context, database_url: str | None) -> None:
     With no command, runs `redline serve`. Every option also comes from a REDLINE_* environment
     variable (see docs/configuration.md); a flag wins over the variable.
     """
+    # Here, not at the top: `redline --help` and `--version` never get this far, and need none of it.
+    from redline.cli.context import CliContext
+
     ctx.obj = CliContext(overrides={"database_url": database_url} if database_url else {})
     ctx.call_on_close(ctx.obj.close)
     if ctx.invoked_subcommand is None:
-        ctx.invoke(serve)
-
-
-@cli.command()
-@click.option("--host", help="Address to listen on [env REDLINE_HOST; default 127.0.0.1].")
-@click.option("--port", type=int, help="Port to listen on [env REDLINE_PORT; default 8000].")
-@click.option(
-    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), help="[env REDLINE_LOG_LEVEL]"
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    help="Server processes sharing the port [env REDLINE_WORKERS; default 1].",
-)
-@click.option("--demo", is_flag=True, help="Seed the default project with the demo runs before serving.")
-@pass_context
-def serve(
-    context: CliContext,
-    host: str | None,
-    port: int | None,
-    log_level: str | None,
-    workers: int | None,
-    demo: bool,
-) -> None:
-    """Migrate the store, make the first workspace and admin if there are none, and serve the API."""
-    settings = context.settings(host=host, port=port, log_level=log_level, workers=workers)
-    click.echo(f"Store: {shown_url(settings.database_url)}")
-    context.ready_database()
-    if demo:
-        seed_demo(context, None, 200)
-    processes = f", {settings.workers} worker processes" if settings.workers > 1 else ""
-    click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs{processes})")
-    serving.run(settings, context.database())
-
-
-cli.add_command(demo_commands.demo)
-cli.add_command(db_commands.db)
-for command in identity_commands.COMMANDS:
-    cli.add_command(command)
-cli.add_command(transfer.import_runs)
-cli.add_command(transfer.export)
-cli.add_command(feedback.annotations_group)
-cli.add_command(feedback.pairs_group)
-cli.add_command(reward_models.reward_models_group)
-cli.add_command(gepa.gepa_group)
-cli.add_command(corrections.corrections)
-cli.add_command(group_commands.corrector_groups)
-cli.add_command(review_commands.reviews_group)
-cli.add_command(queue_commands.queues_group)
-cli.add_command(dataset_commands.datasets_group)
-cli.add_command(expert_commands.queue_rules_group)
-cli.add_command(expert_commands.expert_queue_group)
-cli.add_command(trend_commands.trends)
-cli.add_command(worker.worker)
+        ctx.invoke(load_command("serve"))
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
-"""How `redline serve` runs the app: in this process, or in `--workers` processes sharing the port; and
-beside it, on a thread of this process, the job worker (unless REDLINE_RUN_JOBS is off).
+"""`redline serve`, and how it runs the app: in this process, or in `--workers` processes sharing the
+port; and beside it, on a thread of this process, the job worker (unless REDLINE_RUN_JOBS is off).
 
 With workers, uvicorn starts fresh interpreters that import `worker_app` (an app factory) after the
 parent has migrated the store and made the first workspace, so no worker migrates; each builds its app
@@ -12,15 +12,50 @@ from __future__ import annotations
 import logging
 import os
 
+import click
 import uvicorn
 from fastapi import FastAPI
 from pydantic import SecretStr
 
 from redline.app import app_from_environment, create_app
 from redline.background import job_worker
-from redline.cli.context import tune_gc_for_bulk_work
+from redline.cli.context import CliContext, pass_context, shown_url, tune_gc_for_bulk_work
+from redline.cli.demo import seed_demo
 from redline.config import Settings
 from redline.db import Database
+
+
+@click.command()
+@click.option("--host", help="Address to listen on [env REDLINE_HOST; default 127.0.0.1].")
+@click.option("--port", type=int, help="Port to listen on [env REDLINE_PORT; default 8000].")
+@click.option(
+    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), help="[env REDLINE_LOG_LEVEL]"
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Server processes sharing the port [env REDLINE_WORKERS; default 1].",
+)
+@click.option("--demo", is_flag=True, help="Seed the default project with the demo runs before serving.")
+@pass_context
+def serve(
+    context: CliContext,
+    host: str | None,
+    port: int | None,
+    log_level: str | None,
+    workers: int | None,
+    demo: bool,
+) -> None:
+    """Migrate the store, make the first workspace and admin if there are none, and serve the API."""
+    settings = context.settings(host=host, port=port, log_level=log_level, workers=workers)
+    click.echo(f"Store: {shown_url(settings.database_url)}")
+    context.ready_database()
+    if demo:
+        seed_demo(context, None, 200)
+    processes = f", {settings.workers} worker processes" if settings.workers > 1 else ""
+    click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs{processes})")
+    run(settings, context.database())
+
 
 # The import string uvicorn's workers load (with factory=True: it names a function that makes the app).
 WORKER_APP = "redline.cli.serving:worker_app"
