@@ -43,13 +43,13 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def installed_redline(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The `redline` command of a plain installation: REDLINE_INSTALLED, or the wheel installed into a
-    new virtualenv with the README's "Run it" command (its extra, no dev extras, not editable)."""
+    new virtualenv as the README's "Run it" command does (`pip install .`: no extras, not editable)."""
     given = os.environ.get("REDLINE_INSTALLED")
     if given:
         return Path(given)
     home = tmp_path_factory.mktemp("plain-install") / "venv"
     venv.create(home, with_pip=True)
     subprocess.run(
-        [str(home / "bin" / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[learn]"], check=True
+        [str(home / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], check=True
     )
     return home / "bin" / "redline"
