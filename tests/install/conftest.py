@@ -49,7 +49,5 @@ def installed_redline(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         return Path(given)
     home = tmp_path_factory.mktemp("plain-install") / "venv"
     venv.create(home, with_pip=True)
-    subprocess.run(
-        [str(home / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], check=True
-    )
+    subprocess.run([str(home / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], check=True)
     return home / "bin" / "redline"
