@@ -1,13 +1,14 @@
 """Part 3: a queue rule fills the expert queue with the support agent's completed runs, and the demo's
 people correct many of them, so the rule's results and trend have something to say.
 
-The rule wants a support lead's correction, so an item closes once a lead has corrected its run, and a
-run only reviewers corrected stays open for a lead. Reviewers correct about half the runs, the leads one
-in five; reviewers sometimes miss a mistake or find fault in a good answer, so the two groups don't
-always agree. A few runs nobody corrected are dismissed as test conversations. With about 50 reviewer
-and 20 lead corrections per agent version, each version's 95% range is narrow enough that the better
-prompt (v2) is told apart from v1 (docs/results-trends.md); fewer corrections would make the ranges
-overlap, more would cost the demo time (each is saved through the corrections service, ~17 ms).
+The rule takes anyone's correction, so an item closes at its run's first correction, and the runs
+nobody corrected yet wait for whoever opens the queue (the admin too). Reviewers correct about half the
+runs, the leads one in five; reviewers sometimes miss a mistake or find fault in a good answer, so the
+two groups don't always agree. A few runs nobody corrected are dismissed as test conversations. With
+about 50 reviewer and 20 lead corrections per agent version, each version's 95% range is narrow enough
+that the better prompt (v2) is told apart from v1 (docs/results-trends.md); fewer corrections would
+make the ranges overlap, more would cost the demo time (each is saved through the corrections service,
+~17 ms).
 """
 
 from __future__ import annotations
@@ -105,7 +106,6 @@ def seed_expert_queue(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
             {
                 "name": RULE,
                 "when": {"agentIds": [str(agent) for agent in agents]},
-                "corrector_group_id": crew.leads_group,
             },
         ).rule
         # Every demo run, however long ago the demo's `now` put them.
@@ -117,15 +117,14 @@ def seed_expert_queue(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
         for actor, body in planned:
             corrections.create(session, actor, body)
         corrected = {body.run_id for _, body in planned}
-        by_lead = {body.run_id for actor, body in planned if actor in crew.leads}
         untouched = [run for run in completed(runs) if run.id not in corrected]
         for run in untouched[:DISMISSED]:
             expert_queue.dismiss(session, crew.leads[0], project_id, run.id, DISMISS_REASON)
         dismissed = min(DISMISSED, len(untouched))
     people = len({actor.principal_id for actor, _ in planned})
-    waiting = queued - len(by_lead) - dismissed
+    waiting = queued - len(corrected) - dismissed
     return (
         f'Expert queue: rule "{RULE}" queued {queued} runs; {len(planned)} corrections by {people} people '
-        f"in 2 groups; {len(by_lead)} closed by a support lead's correction, {dismissed} dismissed, "
-        f"{waiting} still open."
+        f"in 2 groups closed {len(corrected)} of them, {dismissed} were dismissed and {waiting} wait for "
+        "a correction."
     )

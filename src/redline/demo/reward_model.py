@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
-from redline.annotations import service as annotations
+from redline.annotations import service as annotation_service
 from redline.annotations.schemas import AnnotationIn, QuoteIn
 from redline.db import Database, in_chunks
 from redline.demo.people import People
@@ -41,15 +41,17 @@ _FAULT = "This reply is where it went wrong."
 def _rate(session: Session, person: Actor, run: DemoRun, rng: random.Random) -> int:
     """One person's ratings of one run: the run, and for a bad one its last reply, quoted. How many."""
     if run.good:
-        annotations.create(session, person, run.id, AnnotationIn(rating=1, comment=rng.choice(_PRAISE)))
+        annotation_service.create(
+            session, person, run.id, AnnotationIn(rating=1, comment=rng.choice(_PRAISE))
+        )
         return 1
-    annotations.create(session, person, run.id, AnnotationIn(rating=-1))
+    annotation_service.create(session, person, run.id, AnnotationIn(rating=-1))
     steps = traces.get_run(session, person, run.id).steps
     last = next((step for step in reversed(steps) if step.role == "assistant" and step.content), None)
     if last is None:
         return 1
     quote = QuoteIn(text=last.content[:QUOTE_CHARS], suffix=last.content[QUOTE_CHARS : QUOTE_CHARS + 20])
-    annotations.create(
+    annotation_service.create(
         session, person, run.id, AnnotationIn(step_id=last.id, rating=-1, comment=_FAULT, quote=quote)
     )
     return 2
@@ -121,10 +123,10 @@ def seed_reward_model(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
         model_id = model.id
     _train(db, model_id)
     model = _score_and_activate(db, project_id, runs)
-    rated = f"{made[1]} ratings, " if made is not None else "already there: "
     if model.status != "ready":
-        return f'Reward model: "{MODEL}" {rated}{model.status}: {model.error or model.status_detail}.'
+        return f'Reward model: "{MODEL}" is {model.status}: {model.error or model.status_detail}'
+    source = f" from {made[1]} ratings" if made is not None else " (already there)"
     return (
-        f'Reward model: "{MODEL}" {rated}trained on {model.num_pairs} pairs, ready with validation '
-        f"accuracy {_accuracy(model)}; it scored the {len(runs)} runs and is the project's active model."
+        f'Reward model: "{MODEL}" trained on {model.num_pairs} pairs{source}, ready with validation '
+        f"accuracy {_accuracy(model)}; it has scored the {len(runs)} runs and is the project's active model."
     )
