@@ -10,6 +10,7 @@ ends; then every demo run gets its score and per-step credits (the trace page's 
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections.abc import Sequence
 
@@ -34,6 +35,9 @@ SEED = 31
 RATED_SHARE = 0.4
 QUOTE_CHARS = 60
 WORKER = "redline-demo"
+# How long to wait for another worker (a running `redline serve`) that took the training job.
+TRAIN_WAIT_S = 120.0
+TRAIN_POLL_S = 0.2
 _PRAISE = ("Exactly what the customer needed.", "Checked before acting: good.", None, None)
 _FAULT = "This reply is where it went wrong."
 
@@ -81,13 +85,17 @@ def _create(db: Database, runs: Sequence[DemoRun], crew: People) -> tuple[uuid.U
 
 
 def _train(db: Database, model_id: uuid.UUID) -> None:
-    """Run training jobs here until this model's has run (normally the first: the demo just queued it)."""
+    """Run training jobs here until this model's has run (normally the first: the demo just queued it).
+    When a running `redline serve` took the job, wait for its worker to finish it, up to `TRAIN_WAIT_S`."""
     worker = JobWorker(db, [training.TRAINING], name=WORKER)
-    while True:
+    deadline = time.monotonic() + TRAIN_WAIT_S
+    while time.monotonic() < deadline:
         with db.read() as session:
             status = session.get_one(RewardModel, model_id).status
-        if status not in ("queued", "training") or not worker.run_once():
+        if status not in ("queued", "training"):
             return
+        if not worker.run_once():
+            time.sleep(TRAIN_POLL_S)
 
 
 def _score_and_activate(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRun]) -> RewardModel:
