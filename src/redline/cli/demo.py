@@ -24,7 +24,7 @@ def seed_demo(context: CliContext, project: str | None, count: int) -> None:
     click.echo(f'Demo ready in project "{summary.project}" in {seconds:.1f} s.')
 
 
-@click.command()
+@click.command(short_help="Seed a project with data for every console page.")
 @click.option("--project", help="Project name or id [default: the first project].")
 @click.option(
     "--count",
