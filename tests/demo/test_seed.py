@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from redline.background import JOB_KINDS
 from redline.corrections import service as corrections
 from redline.datasets import service as datasets
 from redline.db import Base, Database
@@ -17,7 +18,8 @@ from redline.demo import seed
 from redline.errors import NotFound
 from redline.groups import service as groups
 from redline.identity import service as identity
-from redline.learning import autoscore, scoring
+from redline.jobs.worker import JobWorker
+from redline.learning import autoscore, scoring, training
 from redline.learning import service as learning
 from redline.queues import expertrules
 from redline.queues import service as queues
@@ -167,3 +169,35 @@ def test_review_keys_the_project_has_are_kept(db: Database) -> None:
     with db.read() as session:
         _, [queue] = queues.list_queues(session, identity.operator(session), limit=10)
         assert mine.id in {key.id for key in queues.review_keys(session, queue.queue)}
+
+
+def test_beside_a_running_servers_worker_the_model_is_still_ready(db: Database) -> None:
+    """`redline demo` while `redline serve` runs: whichever worker takes the training job, the demo ends
+    with the model trained, scoring the runs and active."""
+    project = bootstrap_admin(db).project.id
+    halt = JobWorker(db, JOB_KINDS, name="serve", poll_seconds=0.01).start()
+    try:
+        told: list[str] = []
+        seed(db, count=60, report=told.append)
+    finally:
+        halt()
+    assert told[-1].startswith('Reward model: "Support quality (demo)" trained on ')
+    with db.read() as session:
+        actor = identity.operator(session)
+        [model] = learning.list_models(session, actor)
+        assert model.status == "ready"
+        active = autoscore.active_model(session, actor, project)
+        assert active is not None
+        assert active.reward_model_id == model.id
+
+
+def test_a_model_that_failed_is_said_to_have_failed(db: Database) -> None:
+    """A second run finds the model failed (its training job gave up): it says so and scores nothing."""
+    bootstrap_admin(db)
+    seed(db, count=60)
+    with db.write() as session:
+        [model] = learning.list_models(session, identity.operator(session))
+        training.gave_up(session, {"reward_model_id": str(model.id)}, "the worker was stopped")
+    told: list[str] = []
+    seed(db, count=60, report=told.append)
+    assert told[-1] == 'Reward model: "Support quality (demo)" is failed, not ready: the worker was stopped'

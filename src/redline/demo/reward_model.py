@@ -51,9 +51,8 @@ def _rate(session: Session, person: Actor, run: DemoRun, rng: random.Random) -> 
         return 1
     annotation_service.create(session, person, run.id, AnnotationIn(rating=-1))
     steps = traces.get_run(session, person, run.id).steps
-    last = next((step for step in reversed(steps) if step.role == "assistant" and step.content), None)
-    if last is None:
-        return 1
+    # A completed run ends with the agent's answer (`traces.demo`).
+    last = [step for step in steps if step.role == "assistant" and step.content][-1]
     quote = QuoteIn(text=last.content[:QUOTE_CHARS], suffix=last.content[QUOTE_CHARS : QUOTE_CHARS + 20])
     annotation_service.create(
         session, person, run.id, AnnotationIn(step_id=last.id, rating=-1, comment=_FAULT, quote=quote)
@@ -132,7 +131,7 @@ def seed_reward_model(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
     _train(db, model_id)
     model = _score_and_activate(db, project_id, runs)
     if model.status != "ready":
-        return f'Reward model: "{MODEL}" is {model.status}: {model.error or model.status_detail}'
+        return f'Reward model: "{MODEL}" is {model.status}, not ready: {model.error or model.status_detail}'
     source = f" from {made[1]} ratings" if made is not None else " (already there)"
     return (
         f'Reward model: "{MODEL}" trained on {model.num_pairs} pairs{source}, ready with validation '
