@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from redline.corrections import service as corrections
 from redline.datasets import service as datasets
 from redline.db import Base, Database
 from redline.demo import seed
+from redline.demo.seed import today
 from redline.errors import NotFound
 from redline.groups import service as groups
 from redline.identity import service as identity
@@ -76,6 +78,9 @@ def test_the_demo_makes_what_it_says(db: Database) -> None:
         assert len(page.items) == 200
         assert page.next_cursor is None
         run_ids = [view.trace.id for view in page.items]
+        # The two weeks before today (UTC), whenever the demo runs: the console's periods look back from now.
+        start = today()
+        assert all(start - timedelta(days=14) <= view.trace.started_at < start for view in page.items)
 
         applying = {group.name: group.weight for group in groups.applying_to_project(session, project)}
         assert applying == {"support lead": 3.0, "reviewer": 1.0}
