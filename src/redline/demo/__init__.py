@@ -1,7 +1,8 @@
 """`redline demo`: a project seeded so that every console page shows something real on first start.
 
-The parts, in the order they are made, each in its own transaction (DESIGN §4), each through the domain
-services as a person or the operator would make it:
+The parts, in the order they are made, each in a transaction of its own (DESIGN §4; the reward model in
+three: the ratings with the model, its training job, the scores), each through the domain services as a
+person or the operator would make it:
 
 1. `runs`: the support agent's runs (`traces.demo`), spread over the two weeks before today;
 2. `people`: the people who correct and review, in two corrector groups (“support lead” ×3, “reviewer”
@@ -16,7 +17,8 @@ services as a person or the operator would make it:
 Everything is deterministic: the runs come from one seeded generator, and each part draws from its own
 seeded `random.Random`, so the same store gets the same data. Running it again makes nothing twice: runs
 already there are left as they are, and a part whose named thing (the rule, the queue, the dataset, the
-model) exists is skipped whole, which is safe because each part is made in one transaction.
+model) exists is skipped whole, which is safe because that thing and what it holds are made in one
+transaction. People and reward models belong to the workspace, so a second project reuses them.
 """
 
 from __future__ import annotations
