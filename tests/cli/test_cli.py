@@ -98,10 +98,20 @@ def test_errors_are_sentences_not_tracebacks(database_url: str) -> None:
     assert invoke(database_url, "tokens", "revoke", "xyz").exit_code == 2
 
 
+# The parts `redline demo` reports, a line each, in the order it makes them.
+DEMO_PARTS = ["Runs", "People", "Expert queue", "Annotation queue", "Dataset", "Reward model"]
+
+
 def test_demo_seeds_and_is_repeatable(database_url: str, db: Database) -> None:
-    assert "Demo: 200 support-agent runs" in ok(database_url, "demo")
+    output = ok(database_url, "demo")
+    said = [line for line in output.splitlines() if line.split(":", 1)[0] in DEMO_PARTS]
+    assert [line.split(":", 1)[0] for line in said] == DEMO_PARTS
+    assert said[0] == 'Runs: 200 support-agent runs in project "default" (200 added, 0 already there).'
+    assert said[-1].startswith('Reward model: "Support quality (demo)" trained on 500 pairs from 102 ratings')
+    assert re.search(r'^Demo ready in project "default" in \d+\.\d s\.$', output, re.MULTILINE)
     again = ok(database_url, "demo")
-    assert "(200 replaced)" in again
+    assert 'Runs: 200 support-agent runs in project "default" (0 added, 200 already there).' in again
+    assert 'Expert queue: rule "Support runs" is already there; left as it is.' in again
     with db.read() as session:
         actor = identity.operator(session)
         page = traces.list_runs(session, actor, traces.RunFilters(), limit=200)
@@ -110,6 +120,13 @@ def test_demo_seeds_and_is_repeatable(database_url: str, db: Database) -> None:
     assert {view.agent_name for view in page.items} == {"support-agent"}
     ok(database_url, "agents", "pin", "support-agent", "--project", "default", "--version", "v2")
     assert re.search(r"support-agent\s+v2", ok(database_url, "agents", "list", "--project", "default"))
+    assert "ready" in ok(database_url, "reward-models", "show", "Support quality (demo)")
+
+
+def test_demo_into_a_project_that_isnt_there(database_url: str) -> None:
+    result = invoke(database_url, "demo", "--project", "nowhere")
+    assert result.exit_code == 1
+    assert result.output.endswith('\nError: No project "nowhere".\n')
 
 
 def test_import_each_format_and_export_round_trip(database_url: str, tmp_path: Path, db: Database) -> None:

@@ -77,6 +77,7 @@ def test_serve_first_start_then_restart(database_url: str) -> None:
     with serving(database_url, "--demo") as (base, lines, _):
         output = "".join(lines)
         assert f"Store: {database_url}" in output
+        assert 'Demo ready in project "default"' in output
         match = TOKEN_LINE.search(output)
         assert match, output
         headers = {"Authorization": f"Bearer {match.group(1)}"}

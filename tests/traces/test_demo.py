@@ -160,3 +160,16 @@ def test_bad_runs_include_the_expected_mistakes(runs: list[RunIn]) -> None:
             assert run.metadata is not None
             assert run.metadata["quality"] == "bad"
     assert unchecked_refunds >= 1
+
+
+def test_each_bad_run_names_its_flaw(runs: list[RunIn]) -> None:
+    """The flaw a run was made with is in its metadata, so the demo's corrections can say what went wrong."""
+    flaws = {"no_lookup", "non_refundable", "wrong_amount", "hallucinated_date", "repeated_question", "rude"}
+    for run in runs:
+        assert run.metadata is not None
+        flaw = run.metadata["flaw"]
+        if run.status == "failed" or run.metadata["quality"] == "good":
+            assert flaw is None
+        else:
+            assert flaw in flaws
+    assert {run.metadata["flaw"] for run in runs if run.metadata} == {None, *flaws}

@@ -2,44 +2,44 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
+from redline import demo as demo_data
 from redline.cli.context import CliContext, fail, pass_context
 from redline.errors import RedlineError
-from redline.identity import service as identity
-from redline.traces import service as traces
-from redline.traces.demo import demo_runs
 
 
 def seed_demo(context: CliContext, project: str | None, count: int) -> None:
-    """Seed the named project (or the first one) with the demo runs; `serve --demo` calls it too."""
+    """Seed the named project (or the first one) with every part of the demo, a line per part as it is
+    done; `serve --demo` calls it too."""
     db = context.ready_database()
+    started = time.perf_counter()
     try:
-        with db.write() as session:
-            actor = identity.operator(session)
-            target = (
-                identity.find_project(session, actor, project)
-                if project
-                else identity.visible_projects(session, actor)[0][0]
-            )
-            stored = traces.ingest_runs(
-                session, actor, demo_runs(target.id, count=count), source_format="demo"
-            )
+        summary = demo_data.seed(db, project, count=count, report=click.echo)
     except RedlineError as error:
         raise fail(error) from error
-    replaced = sum(run.replaced for run in stored)
-    click.echo(f'Demo: {len(stored)} support-agent runs in project "{target.name}" ({replaced} replaced).')
+    seconds = time.perf_counter() - started
+    click.echo(f'Demo ready in project "{summary.project}" in {seconds:.1f} s.')
 
 
-@click.command()
+@click.command(short_help="Seed a project with data for every console page.")
 @click.option("--project", help="Project name or id [default: the first project].")
 @click.option(
-    "--count", default=200, show_default=True, type=click.IntRange(min=1), help="How many runs to make."
+    "--count",
+    default=demo_data.DEFAULT_COUNT,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="How many runs to make.",
 )
 @pass_context
 def demo(context: CliContext, project: str | None, count: int) -> None:
-    """Seed a project with deterministic support-agent runs (refunds, order look-ups; good and bad).
+    """Seed a project with a deterministic demo: support-agent runs (refunds, order look-ups; good and
+    bad), people in two corrector groups correcting them through a queue rule, a reviewed annotation
+    queue, a dataset, and a reward model trained on their ratings that has scored every run.
 
-    Running it again replaces the same runs rather than adding more.
+    Running it again adds only what is missing: runs already there are kept, and a part whose rule,
+    queue, dataset or model exists is left as it is.
     """
     seed_demo(context, project, count)

@@ -727,7 +727,7 @@ def _run(project_id: uuid.UUID, sc: _Scenario, rng: random.Random) -> RunIn:
         title=f"{_INTENT_TITLES[sc.intent]} · {sc.order.order_id}",
         input={"customer": sc.customer, "message": _first_user(t)},
         output={"answer": t.steps[-1].content} if finished else None,
-        metadata={"channel": sc.channel, "demo": True, "quality": quality},
+        metadata={"channel": sc.channel, "demo": True, "quality": quality, "flaw": sc.flaw},
         started_at=sc.started_at,
         ended_at=ended_at,
         steps=t.steps,

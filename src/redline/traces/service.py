@@ -473,6 +473,18 @@ def newest_traces(session: Session, actor: Actor, *, limit: int, offset: int) ->
     return list(page), total
 
 
+def runs_by_external_id(
+    session: Session, actor: Actor, project_id: uuid.UUID, external_ids: Collection[str]
+) -> dict[str, Trace]:
+    """The project's runs with these external ids, by external id (those it has; the rest are left out)."""
+    require_project_role(session, actor, project_id, "read")
+    found: dict[str, Trace] = {}
+    for chunk in in_chunks(sorted(set(external_ids))):
+        query = select(Trace).where(Trace.project_id == project_id, Trace.external_id.in_(chunk))
+        found.update((trace.external_id, trace) for trace in session.scalars(query) if trace.external_id)
+    return found
+
+
 def iter_project_runs(
     session: Session, actor: Actor, project_id: uuid.UUID, chunk: int = 200
 ) -> Iterator[RunView]:

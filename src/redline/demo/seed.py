@@ -1,0 +1,63 @@
+"""The demo's parts in order, each reported as it is done: what `redline demo` and `serve --demo` run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, time
+
+from redline.db import Database, utcnow
+from redline.demo import dataset, expert, people, review, reward_model, runs
+from redline.identity import service as identity
+
+# Told each part's sentence as soon as the part is done (the CLI prints it).
+Report = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class DemoSummary:
+    """What the demo made, a sentence per part, in the order the parts ran."""
+
+    project: str
+    lines: list[str] = field(default_factory=list)
+
+
+def today() -> datetime:
+    """The start of the current UTC day: the demo's runs end before it, so they are the two weeks up to
+    today whenever it runs, and every run of the same day gets the same times."""
+    return datetime.combine(utcnow().date(), time(), UTC)
+
+
+def seed(
+    db: Database,
+    project: str | None = None,
+    *,
+    count: int = runs.DEFAULT_COUNT,
+    now: datetime | None = None,
+    report: Report | None = None,
+) -> DemoSummary:
+    """Seed the named project (or the first one) with every part of the demo."""
+    with db.read() as session:
+        actor = identity.operator(session)
+        target = (
+            identity.find_project(session, actor, project)
+            if project
+            else identity.visible_projects(session, actor)[0][0]
+        )
+        project_id, name = target.id, target.name
+    summary = DemoSummary(name)
+
+    def done(line: str) -> None:
+        summary.lines.append(line)
+        if report is not None:
+            report(line)
+
+    made = runs.seed_runs(db, project_id, count=count, now=today() if now is None else now)
+    done(made.sentence(name))
+    crew = people.seed_people(db, project_id)
+    done(crew.sentence())
+    done(expert.seed_expert_queue(db, project_id, made.runs, crew))
+    done(review.seed_review_queue(db, project_id, made.runs, crew))
+    done(dataset.seed_dataset(db, project_id, name, made.runs))
+    done(reward_model.seed_reward_model(db, project_id, made.runs, crew))
+    return summary
