@@ -32,10 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Datasets: curated inputs, messages and expected outputs for experiments.",
     ),
     "db": ("redline.cli.db:db", "Manage the store: its schema, and the counts kept beside it."),
-    "demo": (
-        "redline.cli.demo:demo",
-        "Seed a project with deterministic support-agent runs (refunds, order look-ups; good and bad).",
-    ),
+    "demo": ("redline.cli.demo:demo", "Seed a project with data for every console page."),
     "expert-queue": (
         "redline.cli.expert:expert_queue_group",
         "The expert queue: the runs the queue rules picked, waiting for a correction.",

@@ -36,7 +36,9 @@ from redline.db import Database
     type=click.IntRange(min=1),
     help="Server processes sharing the port [env REDLINE_WORKERS; default 1].",
 )
-@click.option("--demo", is_flag=True, help="Seed the default project with the demo runs before serving.")
+@click.option(
+    "--demo", is_flag=True, help="Seed the first project with the demo (see redline demo) before serving."
+)
 @pass_context
 def serve(
     context: CliContext,
