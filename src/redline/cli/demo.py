@@ -24,7 +24,7 @@ def seed_demo(context: CliContext, project: str | None, count: int) -> None:
     click.echo(f'Demo ready in project "{summary.project}" in {seconds:.1f} s.')
 
 
-@click.command(short_help="Seed a project with data for every console page.")
+@click.command()
 @click.option("--project", help="Project name or id [default: the first project].")
 @click.option(
     "--count",
@@ -35,8 +35,9 @@ def seed_demo(context: CliContext, project: str | None, count: int) -> None:
 )
 @pass_context
 def demo(context: CliContext, project: str | None, count: int) -> None:
-    """Seed a project with a deterministic demo: support-agent runs (refunds, order look-ups; good and
-    bad), people in two corrector groups correcting them through a queue rule, a reviewed annotation
+    """Seed a project with data for every console page.
+
+    A deterministic demo: support-agent runs (refunds, order look-ups; good and bad), people in two corrector groups correcting them through a queue rule, a reviewed annotation
     queue, a dataset, and a reward model trained on their ratings that has scored every run.
 
     Running it again adds only what is missing: runs already there are kept, and a part whose rule,
