@@ -147,6 +147,14 @@ def test_an_import_waits_out_a_write_lock_held_past_the_timeout(
     assert "another process is writing; waiting…" in err
     assert f"Imported {RECORDS} runs ({2 * RECORDS} steps) into default in " in out
     assert _runs(db) == RECORDS
+    # Standard error is no terminal here: progress comes as plain lines, a tenth at a time, then a close.
+    label = "Importing openai_chat records"
+    tenths = re.findall(rf"^{label}: \d+ of {RECORDS} records \((\d+)%\), \d+ records/s…$", err, re.M)
+    shown = [int(percent) // 10 for percent in tenths]
+    # Work of the first second prints none; the held lock makes sure most of the import comes after it.
+    assert shown == list(range(shown[0], 10)), err
+    assert shown[0] <= 3, err
+    assert re.search(rf"^{label}: {RECORDS} records in \d+\.\d s, \d+ records/s\.$", err, re.M)
 
 
 def test_an_import_killed_midway_finishes_the_rest_when_run_again(

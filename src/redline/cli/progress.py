@@ -2,7 +2,8 @@
 
 On a terminal: a bar with the count, the total when known, the rate and the time left (tqdm). Anywhere
 else (a log, CI, a pipe): plain lines a program or a person can read back, one each time another tenth of
-a known total is done, or every `LINE_SECONDS` when the total is unknown, and one at the end.
+a known total is done, or every `LINE_SECONDS` when the total is unknown, and one at the end; work done
+within `QUIET_SECONDS` prints none, as the command's own summary then says all there is.
 
 Every long command uses it the same way::
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import IO, Any, TypeVar
 
@@ -26,10 +27,12 @@ import click
 
 T = TypeVar("T")
 
+# Work done sooner than this (seconds) prints no lines: the command's own summary says all there is.
+QUIET_SECONDS = 1.0
 # Without a known total, a line this often (in seconds) while the work goes on.
-LINE_SECONDS = 10.0
-# With a known total, a line each time this share of it more is done.
-LINE_SHARE = 0.1
+LINE_SECONDS = 5.0
+# With a known total, a line each time another of this many equal parts of it is done (tenths).
+LINE_PARTS = 10
 # A bar redraws at most this often (seconds): drawing is cheap, but not free at 20,000 updates.
 BAR_SECONDS = 0.2
 
@@ -43,7 +46,7 @@ class Progress:
 
     `noun` is what is counted, in the singular ("record", "run", "pair"); `total` how many there will be,
     if known. `bar` forces a bar (True) or lines (False); by default a bar exactly when `stream` (standard
-    error) is a terminal.
+    error) is a terminal. `clock` times the lines (seconds, any origin).
     """
 
     def __init__(
@@ -54,12 +57,14 @@ class Progress:
         total: int | None = None,
         stream: IO[str] | None = None,
         bar: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.label, self.noun, self.total = label, noun, total
         self.count = 0
         self._stream = stream if stream is not None else sys.stderr
-        self._started = self._last_line = time.monotonic()
-        self._next_share = LINE_SHARE
+        self._clock = clock
+        self._started = self._last_line = clock()
+        self._next_part = 1
         self._bar: Any = None
         if bar if bar is not None else self._stream.isatty():
             from tqdm import tqdm
@@ -80,12 +85,13 @@ class Progress:
         if self._bar is not None:
             self._bar.update(count)
             return
-        now = time.monotonic()
+        now = self._clock()
         if self.total:
-            if self.count < self.total and self.count >= self._next_share * self.total:
-                while self._next_share * self.total <= self.count:
-                    self._next_share += LINE_SHARE
-                self._line(self._so_far(now))
+            if self.count < self.total and self.count * LINE_PARTS >= self._next_part * self.total:
+                while self._next_part * self.total <= self.count * LINE_PARTS:
+                    self._next_part += 1
+                if now - self._started >= QUIET_SECONDS:
+                    self._line(self._so_far(now))
         elif now - self._last_line >= LINE_SECONDS:
             self._line(self._so_far(now))
 
@@ -101,8 +107,9 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
             return
-        seconds = time.monotonic() - self._started
-        self._line(f"{self.label}: {self._counted(self.count)} in {seconds:.1f} s{self._rate(seconds)}.")
+        seconds = self._clock() - self._started
+        if seconds >= QUIET_SECONDS:
+            self._line(f"{self.label}: {self._counted(self.count)} in {seconds:.1f} s{self._rate(seconds)}.")
 
     def __enter__(self) -> Progress:
         return self
@@ -126,12 +133,55 @@ class Progress:
         return f"{count} {self.noun if count == 1 else _plural(self.noun)}"
 
     def _rate(self, seconds: float) -> str:
-        # Below a second the rate says more about the clock than the work.
-        return f", {self.count / seconds:.0f} {_plural(self.noun)}/s" if seconds >= 1 and self.count else ""
+        return f", {self.count / seconds:.0f} {_plural(self.noun)}/s" if seconds > 0 and self.count else ""
 
     def _line(self, text: str) -> None:
-        self._last_line = time.monotonic()
+        self._last_line = self._clock()
         click.echo(text, file=self._stream)
+
+
+class ShareProgress:
+    """Work that reports how far it has got as a share (0–1) and what it is doing, not as a count: a
+    reward model's training. A bar of percent on a terminal; elsewhere a line each time another tenth is
+    done or what it is doing changes."""
+
+    def __init__(self, label: str, *, stream: IO[str] | None = None, bar: bool | None = None) -> None:
+        self.label = label
+        self._stream = stream if stream is not None else sys.stderr
+        self._started = time.monotonic()
+        self._shown: tuple[int, str | None] | None = None
+        self._bar: Any = None
+        if bar if bar is not None else self._stream.isatty():
+            from tqdm import tqdm
+
+            self._bar = tqdm(
+                total=100,
+                desc=label,
+                file=self._stream,
+                mininterval=BAR_SECONDS,
+                dynamic_ncols=True,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]",
+            )
+
+    def reach(self, share: float, note: str | None = None) -> None:
+        """So far: `share` of the work (0–1), doing `note`."""
+        percent = max(0, min(100, round(share * 100)))
+        if self._bar is not None:
+            self._bar.update(percent - self._bar.n)
+            if note is not None:
+                self._bar.set_postfix_str(note, refresh=False)
+            return
+        tenth = (percent // 10 * 10, note)
+        if tenth != self._shown:
+            self._shown = tenth
+            click.echo(f"{self.label}: {percent}%" + (f" ({note})" if note else "") + "…", file=self._stream)
+
+    def close(self, outcome: str) -> None:
+        """The end, and how it ended ("ready", "failed")."""
+        if self._bar is not None:
+            self._bar.close()
+        seconds = time.monotonic() - self._started
+        click.echo(f"{self.label}: {outcome} after {seconds:.1f} s.", file=self._stream)
 
 
 def progress(label: str, *, noun: str, total: int | None = None) -> Progress:
