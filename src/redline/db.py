@@ -269,11 +269,21 @@ def is_busy(error: BaseException) -> bool:
     return getattr(error.orig, "sqlstate", None) in POSTGRESQL_BUSY_STATES
 
 
+class StillBusy(OperationalError):
+    """The store stayed busy through every try of a `LockWaits`: the last busy error, and how long the
+    writer was prepared to wait (a caller may say so, rather than only the store's own words)."""
+
+    def __init__(self, error: OperationalError, seconds: float) -> None:
+        super().__init__(error.statement, error.params, error.orig if error.orig is not None else error)
+        self.seconds = seconds
+
+
 @dataclass(frozen=True)
 class LockWaits:
     """How a writer outwaits another process writing to the store: it tries again after pauses that
     double from `first_pause` up to `longest_pause`, until `seconds` have passed since its first try;
-    then the last busy error goes through. `on_pause(pause, error)` hears of each pause (to tell people).
+    then the last busy error goes through as `StillBusy`. `on_pause(pause, error)` hears of each pause
+    (to tell people).
 
     Each try itself waits as the store does: up to the busy timeout on SQLite, up to `lock_timeout` (if
     the server sets one) on PostgreSQL.
@@ -293,8 +303,10 @@ class LockWaits:
                 return work()
             except OperationalError as error:
                 left = deadline - time.monotonic()
-                if not is_busy(error) or left <= 0:
+                if not is_busy(error):
                     raise
+                if left <= 0:
+                    raise StillBusy(error, self.seconds) from error
                 now = min(pause, left)
                 if self.on_pause is not None:
                     self.on_pause(now, error)

@@ -111,14 +111,8 @@ def _write_lock(database_url: str) -> Iterator[None]:
             holder.execute("ROLLBACK")
             holder.close()
         return
-    engine = create_engine(database_url)
-    with engine.connect() as connection:
-        connection.execute(text("LOCK TABLE traces IN EXCLUSIVE MODE"))
-        try:
-            yield
-        finally:
-            connection.rollback()
-    engine.dispose()
+    with _table_lock(database_url, "traces"):
+        yield
 
 
 def _hold_lock_once(database_url: str, db: Database, importing: subprocess.Popen[str]) -> Callable[[], None]:
@@ -214,3 +208,55 @@ def test_other_errors_are_never_retried(database_url: str, db: Database) -> None
     with pytest.raises(DBAPIError, match="no_such_table"):
         LockWaits(5.0).call(broken)
     assert tries == [1]
+
+
+def test_any_change_waits_for_the_store_or_says_in_one_line_why_it_could_not(
+    database_url: str, db: Database
+) -> None:
+    runner = CliRunner(env={"REDLINE_SQLITE_BUSY_TIMEOUT_MS": "100"})
+    url = _short_waits(database_url)
+    assert runner.invoke(cli, ["--database-url", url, "db", "upgrade"]).exit_code == 0
+    held = threading.Event()
+
+    def hold(table: str, seconds: float) -> None:
+        lock = _write_lock(database_url) if table == "all" else _table_lock(database_url, table)
+        with lock:
+            held.set()
+            time.sleep(seconds)
+
+    if db.dialect_name == "sqlite":
+        # The whole store is locked: the command's start (the schema check) waits as its change does.
+        holder = threading.Thread(target=hold, args=("all", 1.0))
+        holder.start()
+        held.wait()
+        made = runner.invoke(cli, ["--database-url", url, "projects", "create", "billing"])
+        holder.join()
+        assert made.exit_code == 0, made.output
+        assert made.stderr == "The store is busy (database is locked): another process is writing; waiting…\n"
+        assert "billing" in runner.invoke(cli, ["--database-url", url, "projects", "list"]).stdout
+        return
+    # PostgreSQL meets the lock part-way through the change, past its lock_timeout: nothing is changed.
+    holder = threading.Thread(target=hold, args=("projects", 1.0))
+    holder.start()
+    held.wait()
+    refused = runner.invoke(cli, ["--database-url", url, "projects", "create", "billing"])
+    holder.join()
+    assert refused.exit_code == 1
+    assert re.fullmatch(
+        r"Error: The store was busy \(canceling statement due to lock timeout.*\): another process held a "
+        r"lock this command needed, so nothing was changed\. Run the command again\.\n",
+        refused.stderr,
+    )
+    assert "billing" not in runner.invoke(cli, ["--database-url", url, "projects", "list"]).stdout
+
+
+@contextmanager
+def _table_lock(database_url: str, table: str) -> Iterator[None]:
+    engine = create_engine(database_url)
+    with engine.connect() as connection:
+        connection.execute(text(f"LOCK TABLE {table} IN EXCLUSIVE MODE"))
+        try:
+            yield
+        finally:
+            connection.rollback()
+    engine.dispose()

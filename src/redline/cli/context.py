@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from redline import migrate
 from redline.config import Settings
-from redline.db import Database, LockWaits, is_busy, make_engine
+from redline.db import Database, LockWaits, StillBusy, is_busy, make_engine
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.identity.service import Actor
@@ -163,7 +163,8 @@ def as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Sessi
     """A transaction on the store as the local operator; a refusal ends the command with its sentence.
 
     A write waits for a store another process is writing to (`lock_waits`) and, if it stays busy, ends
-    the command with one line rather than a traceback.
+    the command with one line rather than a traceback; so does a lock met part-way, which only a
+    PostgreSQL server with a `lock_timeout` cuts short.
     """
     db = context.ready_database()
     try:
@@ -171,10 +172,15 @@ def as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Sessi
             yield session, identity.operator(session)
     except RedlineError as error:
         raise fail(error) from error
+    except StillBusy as error:
+        raise still_busy(error) from None
     except OperationalError as error:
         if not is_busy(error):
             raise
-        raise still_busy(context, error) from None
+        raise click.ClickException(
+            f"The store was busy ({_reason(error)}): another process held a lock this command needed, so "
+            "nothing was changed. Run the command again."
+        ) from None
 
 
 def lock_waits(context: CliContext) -> LockWaits:
@@ -192,12 +198,11 @@ def lock_waits(context: CliContext) -> LockWaits:
     return LockWaits(context.settings().lock_wait_seconds, on_pause=on_pause)
 
 
-def still_busy(context: CliContext, error: OperationalError, done: str = "") -> click.ClickException:
+def still_busy(error: StillBusy, done: str = "") -> click.ClickException:
     """The one line a writer ends with when the store stayed busy for all of REDLINE_LOCK_WAIT_SECONDS."""
-    seconds = context.settings().lock_wait_seconds
     return click.ClickException(
-        f"The store stayed busy for {seconds:g} s ({_reason(error)}): another process kept writing to it. "
-        f"{done}Run the command again, or raise REDLINE_LOCK_WAIT_SECONDS."
+        f"The store stayed busy for {error.seconds:g} s ({_reason(error)}): another process kept writing "
+        f"to it. {done}Run the command again, or raise REDLINE_LOCK_WAIT_SECONDS."
     )
 
 

@@ -383,8 +383,9 @@ def train_gpu(
         raise fail(error) from error
     except trl_train.GpuTrainingRefused as refused:
         raise click.ClickException(str(refused)) from None
+    pairs = counted(run.plan.pairs, "pair")
     click.echo(
-        f'Trained a reward model on {run.plan.pairs} pairs of "{model.name}" in {run.seconds:.0f} s '
+        f'Trained a reward model on {pairs} of "{model.name}" in {run.seconds:.0f} s '
         f"(max_length {run.plan.max_length}); saved to {run.output}."
     )
 

@@ -8,7 +8,6 @@ from functools import partial
 from pathlib import Path
 
 import click
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from redline.cli.context import (
@@ -22,7 +21,7 @@ from redline.cli.context import (
     tune_gc_for_bulk_work,
 )
 from redline.cli.progress import progress
-from redline.db import is_busy
+from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
@@ -118,11 +117,9 @@ def import_runs(
                 shown.advance(read)
     except RedlineError as error:
         raise fail(error) from error
-    except OperationalError as error:
-        if not is_busy(error):
-            raise
+    except StillBusy as error:
         done = f"{counted(imported, 'run')} were stored before that; importing the file again adds the rest. "
-        raise still_busy(context, error, done) from None
+        raise still_busy(error, done) from None
     seconds = time.perf_counter() - started
     runs = f"{counted(imported, 'run')} ({counted(steps, 'step')})"
     click.echo(f"Imported {runs} into {target.name} in {seconds:.1f} s.")
