@@ -18,6 +18,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from redline import migrate
+from redline.cli.progress import say
 from redline.config import Settings
 from redline.db import Database, LockWaits, StillBusy, is_busy, make_engine
 from redline.errors import RedlineError
@@ -191,9 +192,7 @@ def lock_waits(context: CliContext) -> LockWaits:
     def on_pause(pause: float, error: OperationalError) -> None:
         if not said:
             said.append(True)
-            click.echo(
-                f"The store is busy ({_reason(error)}): another process is writing; waiting…", err=True
-            )
+            say(f"The store is busy ({_reason(error)}): another process is writing; waiting…")
 
     return LockWaits(context.settings().lock_wait_seconds, on_pause=on_pause)
 

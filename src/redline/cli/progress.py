@@ -12,6 +12,9 @@ Every long command uses it the same way::
             ...
             shown.advance(len(group))
 
+`say(message)` prints a line of its own meanwhile (a bar is redrawn below it). `track(items, …)` counts
+the items of a loop; `ShareProgress` follows work that reports a share done (a model's training).
+
 tqdm is imported only when a bar is drawn, so commands that show none don't pay for it at start.
 """
 
@@ -95,13 +98,6 @@ class Progress:
         elif now - self._last_line >= LINE_SECONDS:
             self._line(self._so_far(now))
 
-    def note(self, message: str) -> None:
-        """A line of its own, above the bar rather than through it."""
-        if self._bar is not None:
-            self._bar.write(message, file=self._stream)
-        else:
-            self._line(message)
-
     def close(self) -> None:
         """The end: the bar left at its last count, or the closing line with the count, time and rate."""
         if self._bar is not None:
@@ -182,6 +178,15 @@ class ShareProgress:
             self._bar.close()
         seconds = time.monotonic() - self._started
         click.echo(f"{self.label}: {outcome} after {seconds:.1f} s.", file=self._stream)
+
+
+def say(message: str) -> None:
+    """A line for the operator on standard error, above a bar being drawn rather than through it."""
+    bars = sys.modules.get("tqdm")
+    if bars is not None:
+        bars.tqdm.write(message, file=sys.stderr)
+    else:
+        click.echo(message, err=True)
 
 
 def progress(label: str, *, noun: str, total: int | None = None) -> Progress:
