@@ -185,11 +185,11 @@ def test_an_import_that_outwaits_its_patience_stops_with_one_line(
     )
     assert re.match(rf"Error: The store stayed busy for 0\.5 s \({reason}\): another process kept ", lines[0])
     assert lines[0].endswith(
-        " runs were stored before that; importing the file again adds the rest. Run the command again, "
+        " runs; importing the file again adds the rest. Run the command again, "
         "or raise REDLINE_LOCK_WAIT_SECONDS."
     )
     stored = _runs(db)
-    assert f"{stored} runs were stored before that" in lines[0]
+    assert f". Stored before that: {stored} runs; importing" in lines[0]
     assert 1_000 <= stored < RECORDS
 
 

@@ -111,14 +111,15 @@ def import_runs(
         label = f"Importing {resolved} records"
         with progress(label, noun="record", total=jsonl_record_count(text)) as shown:
             for group, read in _groups(records, skipped):
-                stored = db.write_retrying(partial(_store, group, resolved), waits)
-                imported += len(stored)
-                steps += sum(run.step_count for run in stored)
+                if group:
+                    stored = db.write_retrying(partial(_store, group, resolved), waits)
+                    imported += len(stored)
+                    steps += sum(run.step_count for run in stored)
                 shown.advance(read)
     except RedlineError as error:
         raise fail(error) from error
     except StillBusy as error:
-        done = f"{counted(imported, 'run')} were stored before that; importing the file again adds the rest. "
+        done = f"Stored before that: {counted(imported, 'run')}; importing the file again adds the rest. "
         raise still_busy(error, done) from None
     seconds = time.perf_counter() - started
     runs = f"{counted(imported, 'run')} ({counted(steps, 'step')})"
