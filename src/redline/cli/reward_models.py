@@ -222,13 +222,18 @@ NO_WORKER_SECONDS = 10.0
 
 def _wait_for_training(context: CliContext, model_id: uuid.UUID, name: str) -> None:
     """Follow the model's job until it ends; a failed training ends the command with its error."""
+    db = context.ready_database()
     shown = ShareProgress(f'Training "{name}"')
     queued_since = time.monotonic()
     asked = False
     while True:
-        with as_operator(context, write=False) as (session, actor):
-            model = learning.get_model(session, actor, model_id)
-            progress = learning.progress_of(session, model)
+        # A plain read each time: opening the store as a command does would take its write lock to check.
+        try:
+            with db.read() as session:
+                model = learning.get_model(session, identity.operator(session), model_id)
+                progress = learning.progress_of(session, model)
+        except RedlineError as error:  # the model was removed meanwhile
+            raise fail(error) from error
         if progress is None:
             break
         shown.reach(*progress)
