@@ -74,6 +74,13 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(
         5000, ge=0, description="How long a SQLite writer waits for the write lock before failing."
     )
+    lock_wait_seconds: float = Field(
+        120.0,
+        ge=0,
+        description="How long a command run from the shell (an import, any change) keeps trying, in all, "
+        "to write to a store another process is writing to (a running server, its job worker), pausing "
+        "longer between tries, before it gives up with a message. 0 tries once.",
+    )
     llm_base_url: str | None = Field(
         None,
         description="Base URL of an OpenAI-compatible chat-completions endpoint (the part before "

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -30,7 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.expression import FromClause
@@ -245,6 +247,73 @@ def writing(engine: Engine) -> Engine:
     return engine.execution_options(**{_WRITE_OPTION: True})
 
 
+# SQLite's result codes for a store another connection holds (SQLITE_BUSY, SQLITE_LOCKED); extended codes
+# such as SQLITE_BUSY_SNAPSHOT keep them in their low byte.
+SQLITE_BUSY_CODES = frozenset({5, 6})
+# PostgreSQL's SQLSTATEs of a transaction that lost a wait for a lock and may simply be run again:
+# lock_not_available (lock_timeout passed, or NOWAIT), serialization_failure, deadlock_detected.
+POSTGRESQL_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
+
+
+def is_busy(error: BaseException) -> bool:
+    """Whether the store refused because another connection held what it needed: worth trying again.
+
+    Every other error (a broken constraint, a missing table, a lost connection) says the same the next
+    time, so it is never retried.
+    """
+    if not isinstance(error, OperationalError):
+        return False
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    if code is not None:
+        return int(code) & 0xFF in SQLITE_BUSY_CODES
+    return getattr(error.orig, "sqlstate", None) in POSTGRESQL_BUSY_STATES
+
+
+class StillBusy(OperationalError):
+    """The store stayed busy through every try of a `LockWaits`: the last busy error, and how long the
+    writer was prepared to wait (a caller may say so, rather than only the store's own words)."""
+
+    def __init__(self, error: OperationalError, seconds: float) -> None:
+        super().__init__(error.statement, error.params, error.orig if error.orig is not None else error)
+        self.seconds = seconds
+
+
+@dataclass(frozen=True)
+class LockWaits:
+    """How a writer outwaits another process writing to the store: it tries again after pauses that
+    double from `first_pause` up to `longest_pause`, until `seconds` have passed since its first try;
+    then the last busy error goes through as `StillBusy`. `on_pause(pause, error)` hears of each pause
+    (to tell people).
+
+    Each try itself waits as the store does: up to the busy timeout on SQLite, up to `lock_timeout` (if
+    the server sets one) on PostgreSQL.
+    """
+
+    seconds: float
+    first_pause: float = 0.1
+    longest_pause: float = 5.0
+    on_pause: Callable[[float, OperationalError], None] | None = None
+
+    def call(self, work: Callable[[], T]) -> T:
+        """`work()`, called again after a pause each time it fails with a busy store, while time is left."""
+        deadline = time.monotonic() + self.seconds
+        pause = self.first_pause
+        while True:
+            try:
+                return work()
+            except OperationalError as error:
+                left = deadline - time.monotonic()
+                if not is_busy(error):
+                    raise
+                if left <= 0:
+                    raise StillBusy(error, self.seconds) from error
+                now = min(pause, left)
+                if self.on_pause is not None:
+                    self.on_pause(now, error)
+                time.sleep(now)
+                pause = min(pause * 2, self.longest_pause)
+
+
 class _WriteTurn:
     """A process's writers to one SQLite file, one at a time (see `Database.write`).
 
@@ -301,7 +370,7 @@ class Database:
             yield session
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
+    def write(self, waits: LockWaits | None = None) -> Iterator[Session]:
         """A session committed when the block ends cleanly and rolled back when it raises.
 
         On SQLite, writers in this process queue on a lock before they ask for the store's write lock:
@@ -309,9 +378,40 @@ class Database:
         so threads that meet there wait far longer than the write they wait for (p99s near a second
         with 8 clients, bench/README.md). The lock wakes the next writer as soon as one commits; other
         processes sharing the file still queue on busy_timeout.
+
+        With `waits`, the transaction is begun before the block runs, and begun again while the store is
+        busy: on SQLite that is where another process's write is met (BEGIN IMMEDIATE). The block itself
+        runs once; `write_retrying` runs a whole transaction again, for waits met part-way (PostgreSQL).
         """
-        with self._write_turn or nullcontext(), self._writes.begin() as session:
-            yield session
+        if waits is None:
+            with self._write_turn or nullcontext(), self._writes.begin() as session:
+                yield session
+            return
+        with ExitStack() as held:
+            yield waits.call(lambda: self._begun_write(held))
+
+    def _begun_write(self, held: ExitStack) -> Session:
+        """A write transaction begun (its connection taken, so SQLite's lock is held), handed to `held`;
+        on failure nothing of it is left open."""
+        with ExitStack() as attempt:
+            attempt.enter_context(self._write_turn or nullcontext())
+            session = attempt.enter_context(self._writes.begin())
+            session.connection()
+            held.push(attempt.pop_all())
+            return session
+
+    def write_retrying(self, work: Callable[[Session], T], waits: LockWaits) -> T:
+        """`work` in a write transaction, the whole transaction done again while the store is busy.
+
+        On PostgreSQL a lock is met by a statement part-way through (lock_timeout, a deadlock), after
+        which the transaction can only be rolled back; `work` must be safe to run again from the start.
+        """
+
+        def once() -> T:
+            with self.write() as session:
+                return work(session)
+
+        return waits.call(once)
 
     def write_retrying_conflicts(self, work: Callable[[Session], T], attempts: int = 3) -> T:
         """`work` in a write transaction, done again from the start when it lost a race on a unique key.

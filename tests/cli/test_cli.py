@@ -203,7 +203,7 @@ def test_import_each_format_and_export_round_trip(database_url: str, tmp_path: P
             }
         )
     )
-    assert "Imported 1 runs (4 steps)" in ok(
+    assert "Imported 1 run (4 steps)" in ok(
         database_url, "import", str(anthropic), "--project", "default", "--format", "anthropic_messages"
     )
 
@@ -248,8 +248,7 @@ def test_import_reads_stash_records_and_says_which_it_skipped(database_url: str,
     ]
     path.write_text("\n".join(json.dumps(record) for record in records))
     output = ok(database_url, "import", str(path), "--project", "default")
-    assert "Importing stash records" in output
-    assert "Imported 1 runs (2 steps) into default" in output
+    assert "Imported 1 run (2 steps) into default" in output
     assert "record 2: steps[0].role: invalid role 'bot'" in output
 
 
@@ -305,7 +304,9 @@ def test_large_imports_go_in_groups_and_the_last_record_of_an_id_wins(
     assert titles["r0"] == titles["r200"] == "copy 1"
     assert titles["r300"] == "copy 0"
     assert titles["r999"] == "copy 0"
-    assert titles[None] == "no id"
+    made = [external_id for external_id, title in titles.items() if title == "no id"]
+    assert len(made) == 1
+    assert re.fullmatch(r"sha256-[0-9a-f]{32}", made[0] or "")
 
 
 def test_the_cookie_key_is_made_once_unless_configured(database_url: str, db: Database) -> None:
@@ -376,3 +377,100 @@ def test_postgres_urls_use_psycopg_3() -> None:
     assert Settings(database_url="postgresql+psycopg2://u@h/db").database_url == "postgresql+psycopg://u@h/db"
     with pytest.raises(ValueError, match="not postgresql\\+asyncpg"):
         Settings(database_url="postgresql+asyncpg://u@h/db")
+
+
+def test_import_names_the_agent_of_records_that_name_none(
+    database_url: str, tmp_path: Path, db: Database
+) -> None:
+    ok(database_url, "db", "upgrade")
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(
+        "\n".join(
+            json.dumps(
+                {"messages": [{"role": "user", "content": f"q{n}"}, {"role": "assistant", "content": "a"}]}
+            )
+            for n in range(3)
+        )
+    )
+    output = ok(
+        database_url,
+        "import",
+        str(chat),
+        "--project",
+        "default",
+        "--agent",
+        "support-bot",
+        "--agent-version",
+        "v3",
+    )
+    assert "Imported 3 runs (6 steps) into default" in output
+    native = tmp_path / "native.jsonl"
+    native.write_text(
+        "\n".join(
+            [
+                json.dumps({"externalId": "own", "agent": "billing", "status": "completed", "steps": []}),
+                json.dumps({"externalId": "flowed", "flow": "triage", "status": "completed", "steps": []}),
+                json.dumps({"externalId": "bare", "status": "completed", "steps": []}),
+            ]
+        )
+    )
+    ok(database_url, "import", str(native), "--project", "default", "--agent", "support-bot")
+    with db.read() as session:
+        actor = identity.operator(session)
+        project = identity.find_project(session, actor, "default").id
+        views = list(traces.iter_project_runs(session, actor, project))
+    by_id = {view.trace.external_id: view for view in views}
+    chats = [view for key, view in by_id.items() if key and key.startswith("sha256-")]
+    assert {(view.agent_name, view.trace.agent_version) for view in chats} == {("support-bot", "v3")}
+    assert len(chats) == 3
+    assert (by_id["own"].agent_name, by_id["own"].trace.agent_version) == ("billing", None)
+    assert (by_id["flowed"].agent_name, by_id["flowed"].flow_name) == (None, "triage")
+    assert (by_id["bare"].agent_name, by_id["bare"].trace.agent_version) == ("support-bot", None)
+
+    # The ids come from the records themselves, so a second import with another agent corrects the runs.
+    again = ok(database_url, "import", str(chat), "--project", "default", "--agent", "helper")
+    assert "Imported 3 runs" in again
+    with db.read() as session:
+        actor = identity.operator(session)
+        views = list(traces.iter_project_runs(session, actor, project))
+    assert len(views) == 6
+    assert sorted(view.agent_name or "-" for view in views) == [
+        "-",
+        "billing",
+        "helper",
+        "helper",
+        "helper",
+        "support-bot",
+    ]
+
+    refused = invoke(database_url, "import", str(chat), "--project", "default", "--agent-version", "v1")
+    assert refused.exit_code == 2
+    assert "Error: --agent-version needs --agent: the version of which agent?" in refused.output
+    too_long = invoke(database_url, "import", str(chat), "--project", "default", "--agent", "x" * 201)
+    assert too_long.exit_code == 2
+    assert "Invalid value for '--agent': must be 1 to 200 characters." in too_long.output
+
+
+def test_identical_records_stay_apart_and_a_second_import_adds_nothing(
+    database_url: str, tmp_path: Path, db: Database
+) -> None:
+    ok(database_url, "db", "upgrade")
+    same = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
+    other = {"messages": [{"role": "user", "content": "bye"}, {"role": "assistant", "content": "ciao"}]}
+    path = tmp_path / "chats.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in [same, other, same]))
+    ok(database_url, "import", str(path), "--project", "default")
+    # The file grows at the front: the records it had keep their ids.
+    path.write_text(
+        "\n".join(json.dumps(record) for record in [other | {"metadata": {"n": 1}}, same, other, same])
+    )
+    ok(database_url, "import", str(path), "--project", "default")
+    with db.read() as session:
+        actor = identity.operator(session)
+        project = identity.find_project(session, actor, "default").id
+        ids = sorted(
+            view.trace.external_id or "" for view in traces.iter_project_runs(session, actor, project)
+        )
+    assert len(ids) == 4
+    assert all(re.fullmatch(r"sha256-[0-9a-f]{32}(-2)?", external_id) for external_id in ids)
+    assert sum(external_id.endswith("-2") for external_id in ids) == 1

@@ -11,7 +11,9 @@ import uuid
 
 from click.testing import CliRunner, Result
 
+from redline.background import JOB_KINDS
 from redline.cli.main import cli
+from redline.jobs.worker import JobWorker
 from tests.cli.test_learning_exports import REFUND_FIRST, _annotate, _run, _work
 from tests.conftest import Harness
 from tests.samples import REFUND_STEPS
@@ -75,7 +77,20 @@ def test_create_list_show_a_model_as_it_trains(harness: Harness, database_url: s
     assert shown[1] == "  status: ready — Ready: trained as hashed-ngram-bt."
     assert "progress" not in "\n".join(shown)
     assert shown[4] == f"  validation accuracy: {accuracy}"
-    assert json.loads(shown[5].removeprefix("  metrics: ")) == api["metrics"]
+    assert shown[5] == "  metrics:"
+    metrics = api["metrics"]
+    figures = dict(line.removeprefix("    ").split(": ", 1) for line in shown[6:])
+    assert figures["kind"] == "hashed-ngram-bt"
+    assert figures["pairs given"] == str(metrics["pairs"]["given"])
+    assert figures["pairs validation"] == str(metrics["pairs"]["validation"])
+    assert figures["validation accuracy"] == f"{metrics['validation']['accuracy']:.1%}"
+    assert figures["training"] == f"{metrics['training_seconds']:g} s"
+    assert figures["feedback status"] == "skipped"
+    for granularity, group in metrics["validation"]["by_granularity"].items():
+        pairs = f"{group['pairs']} pair{'' if group['pairs'] == 1 else 's'}"
+        share = "-" if group["accuracy"] is None else f"{group['accuracy']:.1%}"
+        assert figures[f"validation by granularity {granularity}"] == f"{share} of {pairs}"
+    assert json.loads(ok(database_url, "reward-models", "show", model_id, "--json")) == metrics
     assert re.fullmatch(
         rf"{model_id}\s+refunds\s+ready\s+36\s+12\s+{re.escape(accuracy)}\s+\S+",
         ok(database_url, "reward-models", "list").splitlines()[1],
@@ -152,6 +167,22 @@ def test_activate_and_deactivate_a_projects_model(harness: Harness, database_url
     assert _work(harness) == 1
     scored = harness.client.get(f"{RM}/traces/{fresh}", headers=harness.admin).json()
     assert scored["latest_score"]["reward_model_id"] == model_id
+    other = _created(database_url, "other", good + bad)
+    refused = invoke(database_url, "reward-models", "deactivate", other, "--project", "default")
+    assert (refused.exit_code, refused.output) == (
+        1,
+        f'Error: Project "default" scores its new traces with "refunds" ({model_id}), not "other" '
+        f"({other}): nothing changed.\n",
+    )
+    assert ok(database_url, "reward-models", "deactivate", "refunds", "--project", "default") == (
+        'Project "default" no longer scores its new traces.\n'
+    )
+    again = invoke(database_url, "reward-models", "deactivate", "refunds", "--project", "default")
+    assert (again.exit_code, again.output) == (
+        1,
+        'Error: Project "default" scores its new traces with no model: nothing changed.\n',
+    )
+    ok(database_url, "reward-models", "activate", "refunds", "--project", "default")
     assert ok(database_url, "reward-models", "deactivate", "--project", harness.project_id) == (
         'Project "default" no longer scores its new traces.\n'
     )
@@ -185,3 +216,28 @@ def test_pairs_lists_the_models_pairs(harness: Harness, database_url: str) -> No
     assert result.stderr == "4 pairs.\n"
     listed = harness.client.get(f"{RM}/reward-models/{model_id}/pairs", headers=harness.admin).json()["pairs"]
     assert [json.loads(line) for line in result.stdout.splitlines()] == listed
+
+
+def test_create_can_wait_for_the_training_and_show_how_far_it_got(
+    harness: Harness, database_url: str
+) -> None:
+    good, bad = _rated(harness)
+    worker = JobWorker(harness.db, JOB_KINDS, poll_seconds=0.05)
+    stop = worker.start()
+    try:
+        result = CliRunner().invoke(
+            cli,
+            ["--database-url", database_url, "reward-models", "create", "--name", "refunds", "--wait"]
+            + [f"--trace={trace}" for trace in good + bad],
+        )
+    finally:
+        stop()
+    assert result.exit_code == 0, result.output
+    api = harness.client.get(f"{RM}/reward-models", headers=harness.admin).json()
+    (model,) = api["reward_models"]
+    accuracy = f"{model['metrics']['validation']['accuracy']:.1%}"
+    assert result.stdout.endswith(f'Reward model "refunds" is ready: validation accuracy {accuracy}.\n')
+    lines = result.stderr.splitlines()
+    assert re.fullmatch(r'Training "refunds": ready after \d+\.\d s\.', lines[-1])
+    assert all(line.startswith('Training "refunds": ') for line in lines)
+    assert lines[0].startswith('Training "refunds": 0%')

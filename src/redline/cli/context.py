@@ -18,8 +18,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from redline import migrate
+from redline.cli.progress import say
 from redline.config import Settings
-from redline.db import Database, make_engine
+from redline.db import Database, LockWaits, StillBusy, is_busy, make_engine
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.identity.service import Actor
@@ -79,9 +80,10 @@ class CliContext:
         """
         db = self.database()
         settings = self.settings()
+        waits = lock_waits(self)
         with self.reaching_store(), db.startup_lock():
-            migrate.upgrade(db.engine)
-            with db.write() as session:
+            waits.call(partial(migrate.upgrade, db.engine))
+            with db.write(waits) as session:
                 first = identity.bootstrap(
                     session,
                     workspace_name=settings.init_workspace,
@@ -218,13 +220,52 @@ def write_json_lines(output: Path | None, records: Iterable[Any]) -> int:
 
 @contextmanager
 def as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Session, Actor]]:
-    """A transaction on the store as the local operator; a refusal ends the command with its sentence."""
+    """A transaction on the store as the local operator; a refusal ends the command with its sentence.
+
+    A write waits for a store another process is writing to (`lock_waits`) and, if it stays busy, ends
+    the command with one line rather than a traceback; so does a lock met part-way, which only a
+    PostgreSQL server with a `lock_timeout` cuts short.
+    """
     db = context.ready_database()
     try:
-        with db.write() if write else db.read() as session:
+        with db.write(lock_waits(context)) if write else db.read() as session:
             yield session, identity.operator(session)
     except RedlineError as error:
         raise fail(error) from error
+    except StillBusy as error:
+        raise still_busy(error) from None
+    except OperationalError as error:
+        if not is_busy(error):
+            raise
+        raise click.ClickException(
+            f"The store was busy ({_reason(error)}): another process held a lock this command needed, so "
+            "nothing was changed. Run the command again."
+        ) from None
+
+
+def lock_waits(context: CliContext) -> LockWaits:
+    """How the CLI's writers wait for a busy store (REDLINE_LOCK_WAIT_SECONDS in all), saying once, on
+    standard error, that they are waiting."""
+    said: list[bool] = []
+
+    def on_pause(pause: float, error: OperationalError) -> None:
+        if not said:
+            said.append(True)
+            say(f"The store is busy ({_reason(error)}): another process is writing; waiting…")
+
+    return LockWaits(context.settings().lock_wait_seconds, on_pause=on_pause)
+
+
+def still_busy(error: StillBusy, done: str = "") -> click.ClickException:
+    """The one line a writer ends with when the store stayed busy for all of REDLINE_LOCK_WAIT_SECONDS."""
+    return click.ClickException(
+        f"The store stayed busy for {error.seconds:g} s ({_reason(error)}): another process kept writing "
+        f"to it. {done}Run the command again, or raise REDLINE_LOCK_WAIT_SECONDS."
+    )
+
+
+def _reason(error: OperationalError) -> str:
+    return str(error.orig).strip().splitlines()[0] if error.orig else str(error)
 
 
 def print_table(rows: Sequence[tuple[str, ...]], header: tuple[str, ...]) -> None:

@@ -20,12 +20,15 @@ from sqlalchemy.orm import Session
 from redline.cli.context import (
     CliContext,
     as_operator,
+    counted,
     fail,
+    lock_waits,
     open_output,
     output_option,
     pass_context,
     print_table,
 )
+from redline.cli.progress import Progress, progress
 from redline.corrections import exportlog
 from redline.corrections import service as corrections_service
 from redline.corrections.export import (
@@ -278,7 +281,7 @@ def _write_pages(
     filters: CorrectionFilters,
     format_: str,
     sink: IO[bytes],
-    progress: Callable[[int], None],
+    shown: Progress,
 ) -> int:
     """Every match, a page per short read transaction, as the HTTP export reads and encodes them;
     the rows written."""
@@ -286,7 +289,7 @@ def _write_pages(
     for rows, data in encoded_pages(db, actor, filters, format_):
         sink.write(data)
         sent += rows
-        progress(sent)
+        shown.advance(rows)
     return sent
 
 
@@ -308,36 +311,26 @@ def export_corrections(context: CliContext, /, format_: str, output: Path | None
     The same rows as GET /v1/corrections/export, read a page at a time, and the same audit events:
     corrections-export-started before the first row, corrections-exported when it ends.
     """
-    db = context.ready_database()
-    try:
-        with db.write() as session:
-            actor = identity.operator(session)
-            filters = _filters(session, actor, _Asked(**options))
-            export_id = exportlog.started(session, actor, filters, format_)
-    except RedlineError as error:
-        raise fail(error) from error
-
-    def progress(sent: int) -> None:
-        if output is not None:
-            click.echo(f"\rExported {sent} corrections…", nl=False, err=True)
+    with as_operator(context) as (session, actor):
+        filters = _filters(session, actor, _Asked(**options))
+        export_id = exportlog.started(session, actor, filters, format_)
+    db = context.database()
 
     sent = 0
     outcome = "failed"
     try:
-        with open_output(output) as sink:
+        with open_output(output) as sink, progress("Exporting corrections", noun="correction") as shown:
             if format_ == "csv":
                 sink.write(csv_header())
-            sent = _write_pages(db, actor, filters, format_, sink, progress)
+            sent = _write_pages(db, actor, filters, format_, sink, shown)
         outcome = "succeeded"
     except RedlineError as error:
         raise fail(error) from error
     finally:
-        with db.write() as session:
+        with db.write(lock_waits(context)) as session:
             exportlog.ended(session, actor, filters, export_id, sent, outcome)
     if output is not None:
-        if sent:
-            click.echo("", err=True)
-        click.echo(f"Wrote {sent} corrections to {output}.")
+        click.echo(f"Wrote {counted(sent, 'correction')} to {output}.")
 
 
 # -------------------------------------------------------------------------------------------------- set

@@ -37,8 +37,9 @@ def seed_demo(context: CliContext, project: str | None, count: int) -> None:
 def demo(context: CliContext, project: str | None, count: int) -> None:
     """Seed a project with data for every console page.
 
-    A deterministic demo: support-agent runs (refunds, order look-ups; good and bad), people in two corrector groups correcting them through a queue rule, a reviewed annotation
-    queue, a dataset, and a reward model trained on their ratings that has scored every run.
+    A deterministic demo: support-agent runs (refunds, order look-ups; good and bad), people in two
+    corrector groups correcting them through a queue rule, a reviewed annotation queue, a dataset, and a
+    reward model trained on their ratings that has scored every run.
 
     Running it again adds only what is missing: runs already there are kept, and a part whose rule,
     queue, dataset or model exists is left as it is.

@@ -17,6 +17,7 @@ from redline.cli.context import (
     trace_ids,
     tune_gc_for_bulk_work,
 )
+from redline.cli.progress import progress
 from redline.cli.reward_models import write_pairs
 from redline.errors import RedlineError
 from redline.identity import service as identity
@@ -47,14 +48,20 @@ def export_annotations(context: CliContext, output: Path | None) -> None:
     db = context.ready_database()
     count = 0
     try:
-        with db.read() as session, open_output(output) as sink:
+        with (
+            db.read() as session,
+            open_output(output) as sink,
+            progress("Exporting annotations", noun="annotation") as shown,
+        ):
             for chunk in export_chunks(session, identity.operator(session)):
                 sink.write(chunk)
-                count += chunk.count(b"\n")
+                lines = chunk.count(b"\n")
+                count += lines
+                shown.advance(lines)
     except RedlineError as error:
         raise fail(error) from error
     if output:
-        click.echo(f"Wrote {count} annotations to {output}.")
+        click.echo(f"Wrote {counted(count, 'annotation')} to {output}.")
 
 
 @click.group("pairs")

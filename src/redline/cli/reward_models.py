@@ -8,6 +8,7 @@ on its pairs on a GPU (`learning.trl_train`).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from redline.cli.context import (
     when_text,
     write_json_lines,
 )
+from redline.cli.progress import ShareProgress, track
 from redline.errors import NotFound, RedlineError
 from redline.identity import service as identity
 from redline.identity.service import Actor
@@ -65,7 +67,8 @@ def write_pairs(context: CliContext, model_ref: str, export_format: str, output:
     with as_operator(context, write=False) as (session, actor):
         model = find_model(session, actor, model_ref)
         name, lines = model.name, exports.records(session, actor, model.id, export_format)
-        count = write_json_lines(output, lines)
+        label = f'Exporting the pairs of "{name}"'
+        count = write_json_lines(output, track(lines, label, noun="pair", total=model.num_pairs))
     pairs = counted(count, "pair")
     if output:
         click.echo(f'Wrote {pairs} of "{name}" to {output} ({export_format}).')
@@ -81,11 +84,15 @@ def _progress(session: Session, model: RewardModel) -> str | None:
     return f"{fraction:.0%}" + (f" ({note})" if note else "")
 
 
+def _validation(metrics: dict[str, Any] | None) -> float | None:
+    """The share of held-out pairs the model orders right, if it was measured."""
+    accuracy = ((metrics or {}).get("validation") or {}).get("accuracy")
+    return float(accuracy) if accuracy is not None else None
+
+
 def _accuracy(metrics: dict[str, Any] | None) -> str:
-    validation = (metrics or {}).get("validation") or {}
-    if validation.get("accuracy") is None:
-        return "-"
-    return f"{validation['accuracy']:.3f}"
+    accuracy = _validation(metrics)
+    return "-" if accuracy is None else f"{accuracy:.3f}"
 
 
 # ------------------------------------------------------------------------------------------- commands
@@ -118,24 +125,55 @@ def list_models(context: CliContext) -> None:
 
 @reward_models_group.command("show")
 @click.argument("model_ref", metavar="MODEL")
+@click.option("--json", "as_json", is_flag=True, help="Only the metrics, as one JSON object (for scripts).")
 @pass_context
-def show_model(context: CliContext, model_ref: str) -> None:
+def show_model(context: CliContext, model_ref: str, as_json: bool) -> None:
     """One model (by id or name): its status, training progress and figures."""
     with as_operator(context, write=False) as (session, actor):
         model = find_model(session, actor, model_ref)
         traces = learning.trace_count(session, model.id)
         progress = _progress(session, model)
+    if as_json:
+        click.echo(dumps(model.metrics, sort_keys=True).decode())
+        return
     click.echo(f'Reward model "{model.name}" ({model.id})')
     click.echo(f"  status: {model.status}" + (f" — {model.status_detail}" if model.status_detail else ""))
     if progress is not None:
         click.echo(f"  progress: {progress}")
     if model.error:
         click.echo(f"  error: {model.error}")
-    click.echo(f"  pairs: {model.num_pairs} from {traces} traces (at most {model.max_pairs})")
+    click.echo(f"  pairs: {model.num_pairs} from {counted(traces, 'trace')} (at most {model.max_pairs})")
     click.echo(f"  created: {when_text(model.created_at)}; finished: {when_text(model.finished_at)}")
     if model.metrics:
         click.echo(f"  validation accuracy: {_accuracy(model.metrics)}")
-        click.echo(f"  metrics: {dumps(model.metrics, sort_keys=True).decode()}")
+        click.echo("  metrics:")
+        for label, value in figures(model.metrics):
+            click.echo(f"    {label}: {value}")
+
+
+def figures(metrics: dict[str, Any], within: str = "") -> Iterator[tuple[str, str]]:
+    """The metrics as (label, value) for people, in stored order: nested groups named by their path
+    ("pairs validation"), shares as percentages, seconds with their unit, a {pairs, accuracy} group as
+    "87.5% of 8 pairs"."""
+    for key, value in metrics.items():
+        label = f"{within}{key.replace('_', ' ')}"
+        if isinstance(value, dict) and set(value) == {"pairs", "accuracy"}:
+            yield label, f"{_share(value['accuracy'])} of {counted(value['pairs'], 'pair')}"
+        elif isinstance(value, dict):
+            yield from figures(value, f"{label} ")
+        elif key.endswith("accuracy"):
+            yield label, _share(value)
+        elif key.endswith("_seconds") and isinstance(value, int | float):
+            yield label.removesuffix(" seconds"), f"{value:g} s"
+        elif isinstance(value, list):
+            yield label, ", ".join(str(item) for item in value) or "-"
+        else:
+            yield label, "-" if value is None else str(value)
+
+
+def _share(value: object) -> str:
+    """An accuracy (0–1) as a percentage; "-" where there was nothing to measure."""
+    return f"{value:.1%}" if isinstance(value, int | float) else "-"
 
 
 @reward_models_group.command("create")
@@ -148,12 +186,18 @@ def show_model(context: CliContext, model_ref: str) -> None:
     type=click.IntRange(min=learning.MIN_PAIRS, max=learning.MAX_PAIRS_LIMIT),
     help="Cap after the seed-0 shuffle.",
 )
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Wait for the training to end, showing how far it has got (a running job worker trains it).",
+)
 @pass_context
-def create_model(context: CliContext, name: str, traces: tuple[str, ...], max_pairs: int) -> None:
+def create_model(context: CliContext, name: str, traces: tuple[str, ...], max_pairs: int, wait: bool) -> None:
     """Make a model from the traces' ratings and corrections, and queue its training.
 
     With an LLM configured (REDLINE_LLM_BASE_URL, REDLINE_LLM_MODEL), training adds pairs from the
-    feedback it finds, so fewer than two rating and correction pairs are not refused here."""
+    feedback it finds, so fewer than two rating and correction pairs are not refused here. With --wait
+    the command ends when the training does: exit status 0 ready, 1 failed."""
     chosen = trace_ids(traces)
     llm = context.settings().llm_configured
     tune_gc_for_bulk_work()
@@ -167,6 +211,43 @@ def create_model(context: CliContext, name: str, traces: tuple[str, ...], max_pa
         f"{counted(model.num_pairs, 'pair')} from {counted(count, 'trace')}."
     )
     click.echo("A job worker trains it: redline worker --once, or the one redline serve runs.")
+    if wait:
+        _wait_for_training(context, model.id, model.name)
+
+
+# How often --wait looks at the training's progress, and after how long queued it asks for a worker.
+WAIT_POLL_SECONDS = 0.5
+NO_WORKER_SECONDS = 10.0
+
+
+def _wait_for_training(context: CliContext, model_id: uuid.UUID, name: str) -> None:
+    """Follow the model's job until it ends; a failed training ends the command with its error."""
+    db = context.ready_database()
+    shown = ShareProgress(f'Training "{name}"')
+    queued_since = time.monotonic()
+    asked = False
+    while True:
+        # A plain read each time: opening the store as a command does would take its write lock to check.
+        try:
+            with db.read() as session:
+                model = learning.get_model(session, identity.operator(session), model_id)
+                progress = learning.progress_of(session, model)
+        except RedlineError as error:  # the model was removed meanwhile
+            raise fail(error) from error
+        if progress is None:
+            break
+        shown.reach(*progress)
+        if model.status == "queued" and not asked and time.monotonic() - queued_since > NO_WORKER_SECONDS:
+            asked = True
+            click.echo(
+                "No job worker has taken it yet: is redline serve (or redline worker) running on this store?",
+                err=True,
+            )
+        time.sleep(WAIT_POLL_SECONDS)
+    shown.close(model.status)
+    if model.status != "ready":
+        raise click.ClickException(f'Training "{name}" failed: {model.error or model.status_detail}')
+    click.echo(f'Reward model "{name}" is ready: validation accuracy {_share(_validation(model.metrics))}.')
 
 
 @reward_models_group.command("pairs")
@@ -217,14 +298,36 @@ def activate(context: CliContext, model_ref: str, project: str) -> None:
 
 
 @reward_models_group.command("deactivate")
+@click.argument("model_ref", metavar="[MODEL]", required=False)
 @click.option("--project", required=True, help="Project name or id.")
 @pass_context
-def deactivate(context: CliContext, project: str) -> None:
-    """Stop scoring the project's new traces; scores already given stay."""
+def deactivate(context: CliContext, model_ref: str | None, project: str) -> None:
+    """Stop scoring the project's new traces; scores already given stay.
+
+    MODEL, as `activate` takes it, is optional: given, nothing changes unless it is the model the
+    project scores with."""
     with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
+        if model_ref is not None:
+            _check_active(session, actor, target.id, target.name, find_model(session, actor, model_ref))
         autoscore.set_active_model(session, actor, target.id, None)
     click.echo(f'Project "{target.name}" no longer scores its new traces.')
+
+
+def _check_active(
+    session: Session, actor: Actor, project_id: uuid.UUID, project: str, model: RewardModel
+) -> None:
+    active = autoscore.active_model(session, actor, project_id)
+    if active is None:
+        raise click.ClickException(
+            f'Project "{project}" scores its new traces with no model: nothing changed.'
+        )
+    if active.reward_model_id != model.id:
+        current = learning.get_model(session, actor, active.reward_model_id)
+        raise click.ClickException(
+            f'Project "{project}" scores its new traces with "{current.name}" ({current.id}), not '
+            f'"{model.name}" ({model.id}): nothing changed.'
+        )
 
 
 @reward_models_group.command("train-gpu")
@@ -285,8 +388,9 @@ def train_gpu(
         raise fail(error) from error
     except trl_train.GpuTrainingRefused as refused:
         raise click.ClickException(str(refused)) from None
+    pairs = counted(run.plan.pairs, "pair")
     click.echo(
-        f'Trained a reward model on {run.plan.pairs} pairs of "{model.name}" in {run.seconds:.0f} s '
+        f'Trained a reward model on {pairs} of "{model.name}" in {run.seconds:.0f} s '
         f"(max_length {run.plan.max_length}); saved to {run.output}."
     )
 

@@ -4,19 +4,35 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import click
+from sqlalchemy.orm import Session
 
-from redline.cli.context import CliContext, fail, open_output, pass_context, tune_gc_for_bulk_work
+from redline.cli.context import (
+    CliContext,
+    counted,
+    fail,
+    lock_waits,
+    open_output,
+    pass_context,
+    still_busy,
+    tune_gc_for_bulk_work,
+)
+from redline.cli.progress import progress
+from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
 from redline.traces import service as traces
 from redline.traces.importers.base import Skipped
+from redline.traces.importers.filling import with_agent, with_content_ids
+from redline.traces.importers.records import jsonl_record_count
 from redline.traces.importers.registry import format_names, iter_text, list_formats
 from redline.traces.native import run_to_input_dict
-from redline.traces.schemas import RunIn
+from redline.traces.schemas import MAX_NAME, RunIn
+from redline.traces.service import IngestedRun
 
 # Runs stored per transaction: large enough to amortise a commit, small enough to keep memory flat.
 IMPORT_CHUNK = 500
@@ -25,6 +41,13 @@ IMPORT_CHUNK = 500
 def _format_help() -> str:
     described = "; ".join(f"{name}: {description}" for name, description in list_formats())
     return f"The file's format; auto tries each in turn ({described})."
+
+
+def _name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An agent name or version as runs take them: not empty, at most MAX_NAME characters."""
+    if value is not None and not 1 <= len(value) <= MAX_NAME:
+        raise click.BadParameter(f"must be 1 to {MAX_NAME} characters.")
+    return value
 
 
 @click.command("import")
@@ -38,16 +61,36 @@ def _format_help() -> str:
     show_default=True,
     help=_format_help(),
 )
+@click.option(
+    "--agent",
+    callback=_name,
+    help="The agent the runs are of, for records that name no agent (OpenAI and Anthropic chats never do).",
+)
+@click.option(
+    "--agent-version",
+    callback=_name,
+    help="With --agent: the version those runs ran [default: the version the agent pins].",
+)
 @pass_context
-def import_runs(context: CliContext, file: Path, project: str, format_: str) -> None:
+def import_runs(
+    context: CliContext,
+    file: Path,
+    project: str,
+    format_: str,
+    agent: str | None,
+    agent_version: str | None,
+) -> None:
     """Import the runs in FILE into a project, keeping the good records and listing the skipped ones.
 
     A record whose external id is already in the project replaces that run, so when the file holds
-    an external id more than once its last record wins. The file's text is read whole; its records
-    are parsed and stored 500 at a time, each group in its own transaction: a failure part-way keeps
-    the groups before it, and importing the file again replaces them rather than duplicating them
-    when the records have external ids.
+    an external id more than once its last record wins. A record without one is given one made from
+    its content, so importing the same file again never adds its runs twice. The file's text is read
+    whole; its records are parsed and stored 500 at a time, each group in its own transaction: a
+    failure part-way keeps the groups before it, and importing the file again stores the rest.
+    `--agent` (and `--agent-version`) fill in only records that name no agent or flow of their own.
     """
+    if agent_version is not None and agent is None:
+        raise click.UsageError("--agent-version needs --agent: the version of which agent?")
     db = context.ready_database()
     tune_gc_for_bulk_work()
     started = time.perf_counter()
@@ -57,38 +100,52 @@ def import_runs(context: CliContext, file: Path, project: str, format_: str) -> 
         raise click.ClickException(f"{file} is not UTF-8 text (byte {error.start}).") from None
     imported = steps = 0
     skipped: list[Skipped] = []
+    waits = lock_waits(context)
     try:
         with db.read() as session:
             target = identity.find_project(session, identity.operator(session), project)
         resolved, records = iter_text(text, target.id, format_)
-        with click.progressbar(
-            _groups(records, skipped), label=f"Importing {resolved} records", show_pos=True
-        ) as groups:
-            for group in groups:
-                with db.write() as session:
-                    stored = traces.ingest_runs(
-                        session, identity.operator(session), group, source_format=resolved
-                    )
-                imported += len(stored)
-                steps += sum(run.step_count for run in stored)
+        records = with_content_ids(records)
+        if agent is not None:
+            records = with_agent(records, agent, agent_version)
+        label = f"Importing {resolved} records"
+        with progress(label, noun="record", total=jsonl_record_count(text)) as shown:
+            for group, read in _groups(records, skipped):
+                if group:
+                    stored = db.write_retrying(partial(_store, group, resolved), waits)
+                    imported += len(stored)
+                    steps += sum(run.step_count for run in stored)
+                shown.advance(read)
     except RedlineError as error:
         raise fail(error) from error
+    except StillBusy as error:
+        done = f"Stored before that: {counted(imported, 'run')}; importing the file again adds the rest. "
+        raise still_busy(error, done) from None
     seconds = time.perf_counter() - started
-    click.echo(f"Imported {imported} runs ({steps} steps) into {target.name} in {seconds:.1f} s.")
+    runs = f"{counted(imported, 'run')} ({counted(steps, 'step')})"
+    click.echo(f"Imported {runs} into {target.name} in {seconds:.1f} s.")
     if skipped:
         click.echo(f"Skipped {len(skipped)}:")
         for skip in skipped:
             click.echo(f"  record {skip.record}: {skip.reason}")
 
 
-def _groups(records: Iterator[RunIn | Skipped], skipped: list[Skipped]) -> Iterator[list[RunIn]]:
-    """Runs in groups of IMPORT_CHUNK, noting skips as they pass.
+def _store(group: list[RunIn], source_format: str, session: Session) -> list[IngestedRun]:
+    """One group of runs stored as the operator: a transaction that may be run again from the start."""
+    return traces.ingest_runs(session, identity.operator(session), group, source_format=source_format)
+
+
+def _groups(records: Iterator[RunIn | Skipped], skipped: list[Skipped]) -> Iterator[tuple[list[RunIn], int]]:
+    """Runs in groups of IMPORT_CHUNK, each with how many records were read for it, noting skips as
+    they pass.
 
     Within a group an external id is kept once, at its last record; across groups the later group
     replaces the earlier run when it is stored, so the file's last record wins either way.
     """
     group: dict[object, RunIn] = {}
+    read = 0
     for item in records:
+        read += 1
         if isinstance(item, Skipped):
             skipped.append(item)
             continue
@@ -96,10 +153,10 @@ def _groups(records: Iterator[RunIn | Skipped], skipped: list[Skipped]) -> Itera
         group.pop(key, None)
         group[key] = item
         if len(group) == IMPORT_CHUNK:
-            yield list(group.values())
-            group = {}
-    if group:
-        yield list(group.values())
+            yield list(group.values()), read
+            group, read = {}, 0
+    if group or read:
+        yield list(group.values()), read
 
 
 @click.group()
@@ -123,10 +180,13 @@ def export_runs(context: CliContext, project: str, output: Path | None) -> None:
         with db.read() as session, open_output(output) as sink:
             actor = identity.operator(session)
             target = identity.find_project(session, actor, project)
-            for view in traces.iter_project_runs(session, actor, target.id):
-                sink.write(dumps(run_to_input_dict(view)) + b"\n")
-                count += 1
+            total = traces.project_run_count(session, actor, target.id)
+            with progress(f"Exporting the runs of {target.name}", noun="run", total=total) as shown:
+                for view in traces.iter_project_runs(session, actor, target.id):
+                    sink.write(dumps(run_to_input_dict(view)) + b"\n")
+                    count += 1
+                    shown.advance()
     except RedlineError as error:
         raise fail(error) from error
     if output:
-        click.echo(f"Wrote {count} runs to {output}.")
+        click.echo(f"Wrote {counted(count, 'run')} to {output}.")

@@ -485,6 +485,12 @@ def runs_by_external_id(
     return found
 
 
+def project_run_count(session: Session, actor: Actor, project_id: uuid.UUID) -> int:
+    """How many runs a project holds: what an export of them will write."""
+    require_project_role(session, actor, project_id, "read")
+    return session.scalar(select(func.count()).select_from(Trace).where(Trace.project_id == project_id)) or 0
+
+
 def iter_project_runs(
     session: Session, actor: Actor, project_id: uuid.UUID, chunk: int = 200
 ) -> Iterator[RunView]:

@@ -123,6 +123,23 @@ def split_records(text: str, *, message_arrays: bool) -> Iterator[RawRecord]:
         yield RawRecord(1, document)
 
 
+def jsonl_record_count(text: str) -> int | None:
+    """How many records a JSONL text holds (its non-blank lines), for showing how far an import has got;
+    None for anything else, whose count would take parsing the whole text a second time.
+
+    A text is taken for JSONL, as `split_records` reads it, when it has more than one line and its first
+    line is a JSON value on its own.
+    """
+    lines = [line for line in text.removeprefix(BOM).splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    try:
+        json.loads(lines[0])
+    except json.JSONDecodeError:
+        return None
+    return len(lines)
+
+
 def first_record(text: str) -> JSONObject | None:
     """The first record as an object, for detection: reads the first line, the whole text only if needed."""
     text = text.removeprefix(BOM)
