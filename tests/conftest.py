@@ -207,6 +207,14 @@ def bootstrap_admin(db: Database) -> identity.Bootstrap:
 
 
 @pytest.fixture
+def store_url(database_url: str, db: Database) -> str:
+    """A store as the first `redline serve` leaves it (migrated, with its workspace, `default` project and
+    admin): what every command but serve, demo and db upgrade opens, and refuses to make."""
+    bootstrap_admin(db)
+    return database_url
+
+
+@pytest.fixture
 def harness(db: Database, database_url: str) -> Iterator[Harness]:
     first = bootstrap_admin(db)
     settings = Settings(database_url=database_url, max_body_bytes=1024 * 1024)

@@ -129,10 +129,10 @@ def _hold_lock_once(database_url: str, db: Database, importing: subprocess.Popen
 
 
 def test_an_import_waits_out_a_write_lock_held_past_the_timeout(
-    database_url: str, db: Database, chats: Path
+    store_url: str, db: Database, chats: Path
 ) -> None:
-    importing = _start_import(database_url, chats)
-    joined = _hold_lock_once(database_url, db, importing)
+    importing = _start_import(store_url, chats)
+    joined = _hold_lock_once(store_url, db, importing)
     out, err = importing.communicate(timeout=120)
     joined()
     assert importing.returncode == 0, err
@@ -152,16 +152,16 @@ def test_an_import_waits_out_a_write_lock_held_past_the_timeout(
 
 
 def test_an_import_killed_midway_finishes_the_rest_when_run_again(
-    database_url: str, db: Database, chats: Path
+    store_url: str, db: Database, chats: Path
 ) -> None:
-    importing = _start_import(database_url, chats)
+    importing = _start_import(store_url, chats)
     _wait_for_runs(db, 2_000, importing)
     importing.send_signal(signal.SIGKILL)
     importing.communicate()
     stored = _runs(db)
     assert 2_000 <= stored < RECORDS
     again = CliRunner().invoke(
-        cli, ["--database-url", database_url, "import", str(chats), "--project", "default"]
+        cli, ["--database-url", store_url, "import", str(chats), "--project", "default"]
     )
     assert again.exit_code == 0, again.output
     assert f"Imported {RECORDS} runs" in again.output
@@ -170,10 +170,10 @@ def test_an_import_killed_midway_finishes_the_rest_when_run_again(
 
 
 def test_an_import_that_outwaits_its_patience_stops_with_one_line(
-    database_url: str, db: Database, chats: Path
+    store_url: str, db: Database, chats: Path
 ) -> None:
-    importing = _start_import(database_url, chats, REDLINE_LOCK_WAIT_SECONDS="0.5")
-    joined = _hold_lock_once(database_url, db, importing)
+    importing = _start_import(store_url, chats, REDLINE_LOCK_WAIT_SECONDS="0.5")
+    joined = _hold_lock_once(store_url, db, importing)
     _, err = importing.communicate(timeout=120)
     joined()
     assert importing.returncode == 1

@@ -111,13 +111,13 @@ def test_a_share_is_a_line_per_tenth_or_note_and_a_bar_on_a_terminal() -> None:
     assert re.search(r'Training "refunds":  50%\|[█#]+ +\| \[[0-9:]+<[0-9:]+, training\]', drawn.getvalue())
 
 
-def test_import_on_a_terminal_draws_a_bar_on_standard_error(database_url: str, tmp_path: Path) -> None:
+def test_import_on_a_terminal_draws_a_bar_on_standard_error(store_url: str, tmp_path: Path) -> None:
     chats = tmp_path / "chats.jsonl"
     record = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
     chats.write_text("\n".join(json.dumps({**record, "id": f"c{number}"}) for number in range(600)))
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    command = [sys.executable, "-m", "redline", "--database-url", database_url]
+    command = [sys.executable, "-m", "redline", "--database-url", store_url]
     importing = subprocess.Popen(
         [*command, "import", str(chats), "--project", "default"],
         stdout=subprocess.PIPE,

@@ -34,7 +34,7 @@ ERROR_TEXT = re.compile(
 
 
 @pytest.fixture
-def store_url(backend: str, tmp_path: Path) -> Iterator[str]:
+def new_store_url(backend: str, tmp_path: Path) -> Iterator[str]:
     """A store that does not exist yet, as a new user's first `redline serve` meets it."""
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'redline.db'}"
@@ -72,10 +72,10 @@ def _environment(store_url: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def served(installed_redline: Path, store_url: str, tmp_path: Path) -> Iterator[Served]:
+def served(installed_redline: Path, new_store_url: str, tmp_path: Path) -> Iterator[Served]:
     directory = tmp_path / "fresh"
     directory.mkdir()
-    env = _environment(store_url)
+    env = _environment(new_store_url)
     port = free_port()
     log = (tmp_path / "serve.log").open("w+")
     process = subprocess.Popen(
