@@ -8,7 +8,7 @@ Anything the caller can't see is not found, with the seed's sentence shape.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, or_, select
@@ -26,6 +26,7 @@ from redline.reviews.models import ReviewKey
 from redline.reviews.targets import span_not_found
 from redline.reviews.traceviews import trace_not_found
 from redline.traces.models import Span, Trace
+from redline.traces.selection import Added, batches
 
 ANNOTATION = "annotation"
 
@@ -385,6 +386,53 @@ def add_items(
     session.flush()
     existing = _items_at(session, queue.id, wanted)
     return [existing[key] for key in wanted if key in existing]
+
+
+def add_traces(session: Session, actor: Actor, queue_id: uuid.UUID, refs: Iterable[str]) -> Added:
+    """Put whole traces into the queue as people choose them (the console's paste form and the traces
+    list's selection): each ref is Redline's id or the external id the tracer gave.
+
+    Unlike `add_items` (the /v2 route, all or none as its document says), the traces found go in and the
+    refs that name no trace of the queue's project come back as given, so a person fixes only those. A
+    trace already in the queue stays where it is and counts as already there. Refs are read a chunk at a
+    time, so a selection of every trace matching a filter is never held whole.
+    """
+    queue = queue_for(session, actor, queue_id, "write")
+    if queue.project_id is None:
+        raise Invalid("This queue belongs to no project, so it takes no traces: move it to a project first.")
+    done = Added()
+    for chunk in batches(refs):
+        found = _traces_by_ref(session, queue.project_id, set(chunk))
+        wanted = list(dict.fromkeys(found[ref] for ref in chunk if ref in found))
+        rows = [
+            {
+                "type": "span",
+                "trace_id": trace_id,
+                "span_key": WHOLE_TRACE,
+                "datapoint_id": None,
+                "added_by_rules": None,
+                "added_by": actor.principal_id,
+            }
+            for trace_id in wanted
+        ]
+        added = insert_items(session, queue.id, rows)
+        done += Added(added, len(wanted) - added, [ref for ref in chunk if ref not in found])
+    if done.added:
+        touch_queue(session, queue.id, actor.principal_id)
+    session.flush()
+    return done
+
+
+def trace_ids(session: Session, actor: Actor, queue_id: uuid.UUID) -> list[uuid.UUID]:
+    """The traces the queue holds (whole or by a span), in the order they came, each once: what a
+    reward model trained "on a queue" learns from. Datapoint items have no trace and are left out."""
+    queue = queue_for(session, actor, queue_id, "read")
+    rows = session.scalars(
+        select(QueueItem.trace_id)
+        .where(QueueItem.queue_id == queue.id, QueueItem.trace_id.is_not(None))
+        .order_by(QueueItem.seq)
+    )
+    return list(dict.fromkeys(trace_id for trace_id in rows if trace_id is not None))
 
 
 def remove_items(session: Session, actor: Actor, queue_id: uuid.UUID, span_ids: Sequence[str]) -> None:
