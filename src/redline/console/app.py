@@ -22,6 +22,7 @@ from redline.console.pages import (
     to_fix,
     to_review,
     tokens,
+    trace_actions,
     traces,
     trends,
     who_corrects,
@@ -36,7 +37,7 @@ def create_console(config: Settings) -> FastAPI:
     console.state.secure_cookies = config.console_secure_cookies
     install_console_errors(console)
     console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
-    for part in (auth, traces, correct, review, datasets, reward_models):
+    for part in (auth, traces, trace_actions, correct, review, datasets, reward_models):
         console.include_router(part.router)
     for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):
         console.include_router(correcting.router)
