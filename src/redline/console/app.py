@@ -35,6 +35,8 @@ def create_console(config: Settings) -> FastAPI:
     console = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     console.state.session_seconds = config.console_session_hours * 3600
     console.state.secure_cookies = config.console_secure_cookies
+    # Whether a new model may start with fewer than two pairs (training adds feedback-derived ones).
+    console.state.llm_configured = config.llm_configured
     install_console_errors(console)
     console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
     for part in (auth, traces, trace_actions, correct, review, datasets, reward_models):

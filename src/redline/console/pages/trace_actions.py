@@ -11,11 +11,11 @@ ends back on the same view (post/redirect/get) with the counts in the address; t
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Annotated
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Form
 from pydantic import BaseModel
@@ -64,17 +64,21 @@ class ActionBar:
     # How many traces the filter matches, when that is more than the page shows (else None: ticking
     # every row of the page is all of them).
     matching: int | None
+    # The new-reward-model form, with this view's filter.
+    train_url: str
 
 
 def action_bar(
     session: Session,
     actor: Actor,
-    project_id: uuid.UUID | None,
+    asked: Mapping[str, str | None],
     filters: listing.ListFilters,
     *,
     one_page: bool,
 ) -> ActionBar | None:
-    """What the bar offers this person on this view; None when they may write nowhere (a reader)."""
+    """What the bar offers this person on the view the filter parameters `asked` (read as `filters`)
+    show; None when they may write nowhere (a reader)."""
+    project_id = filters.project_id
     writable = {
         project.id: project.name for project, role in visible_projects(session, actor) if holds(role, "write")
     }
@@ -93,7 +97,9 @@ def action_bar(
         if view.dataset.project_id in writable
     ]
     matching = None if one_page else listing.count_matching(session, actor, filters)
-    return ActionBar(offered_queues, offered_datasets, matching)
+    kept = urlencode([(name, value) for name, value in asked.items() if value])
+    train_url = f"/ui/reward-models?{kept}#new-model" if kept else "/ui/reward-models#new-model"
+    return ActionBar(offered_queues, offered_datasets, matching, train_url)
 
 
 def said(request: Request) -> dict[str, str | None]:

@@ -123,7 +123,7 @@ def trace_list(
         projects = visible_projects(session, who.actor)
         agents = listing.agent_names(session, who.actor, project_id)
         one_page = found.before is None and found.after is None
-        bar = action_bar(session, who.actor, project_id, filters, one_page=one_page)
+        bar = action_bar(session, who.actor, asked, filters, one_page=one_page)
     known = {key for key, _ in COLUMNS}
     shown_cols = [key for key in cols if key in known] if cols else [key for key, _ in COLUMNS]
     return AREA.page(
