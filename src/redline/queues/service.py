@@ -304,11 +304,18 @@ def _traces_by_ref(session: Session, project_id: uuid.UUID, refs: set[str]) -> d
     ordered = sorted(refs)
     for chunk in in_chunks(ordered):
         ids = [parsed for ref in chunk if (parsed := parse_id(ref))]
-        rows = session.execute(
-            select(Trace.id, Trace.external_id).where(
-                Trace.project_id == project_id, or_(Trace.id.in_(ids), Trace.external_id.in_(chunk))
-            )
-        )
+        # Two lookups, each on its own index (the primary key; the project's external ids), rather
+        # than one OR of the two, which the planners answered by scanning the project's traces.
+        rows = [
+            *session.execute(
+                select(Trace.id, Trace.external_id).where(Trace.project_id == project_id, Trace.id.in_(ids))
+            ),
+            *session.execute(
+                select(Trace.id, Trace.external_id).where(
+                    Trace.project_id == project_id, Trace.external_id.in_(chunk)
+                )
+            ),
+        ]
         for trace_id, external_id in rows:
             if external_id in refs:
                 found[external_id] = trace_id
