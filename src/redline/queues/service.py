@@ -304,18 +304,19 @@ def _traces_by_ref(session: Session, project_id: uuid.UUID, refs: set[str]) -> d
     ordered = sorted(refs)
     for chunk in in_chunks(ordered):
         ids = [parsed for ref in chunk if (parsed := parse_id(ref))]
-        # Two lookups, each on its own index (the primary key; the project's external ids), rather
-        # than one OR of the two, which the planners answered by scanning the project's traces.
-        rows = [
-            *session.execute(
-                select(Trace.id, Trace.external_id).where(Trace.project_id == project_id, Trace.id.in_(ids))
-            ),
-            *session.execute(
-                select(Trace.id, Trace.external_id).where(
-                    Trace.project_id == project_id, Trace.external_id.in_(chunk)
-                )
-            ),
-        ]
+        # Two lookups, each on its own index, rather than one OR of the two, which the planners answered
+        # by scanning the project's traces: by id on the primary key alone (the project is checked here,
+        # so no planner walks the project's index instead), by external id on the project's.
+        by_id = session.execute(
+            select(Trace.id, Trace.external_id, Trace.project_id).where(Trace.id.in_(ids))
+        )
+        rows = [(trace_id, external_id) for trace_id, external_id, project in by_id if project == project_id]
+        by_external_id = session.execute(
+            select(Trace.id, Trace.external_id).where(
+                Trace.project_id == project_id, Trace.external_id.in_(chunk)
+            )
+        )
+        rows += [(trace_id, external_id) for trace_id, external_id in by_external_id]
         for trace_id, external_id in rows:
             if external_id in refs:
                 found[external_id] = trace_id
