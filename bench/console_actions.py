@@ -40,11 +40,15 @@ from redline import migrate
 from redline.app import create_app
 from redline.cli.context import tune_gc_for_bulk_work
 from redline.config import Settings
-from redline.datasets.models import Datapoint, Dataset
+from redline.datasets import service as datasets
+from redline.datasets.models import Datapoint
+from redline.datasets.schemas import DatasetIn
 from redline.db import Database, make_engine, utcnow
 from redline.identity import service as identity
 from redline.identity.models import Principal
-from redline.queues.models import Queue, QueueItem
+from redline.queues import service as queues
+from redline.queues.models import QueueItem
+from redline.queues.schemas import QueueIn
 from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 
@@ -96,32 +100,13 @@ def measure(kind: str, url: str, runs: int, repeat: int) -> list[Figure]:
         with db.write() as session:
             actor = identity.Actor.of(session.get_one(Principal, admin_id))
             traces.ingest_runs(session, actor, _runs(project_id, start, min(BATCH, runs - start)))
-    now = utcnow()
-    queue_id, dataset_id = uuid.uuid4(), uuid.uuid4()
     with db.write() as session:
-        session.add(
-            Queue(
-                id=queue_id,
-                workspace_id=first.workspace.id,
-                project_id=project_id,
-                kind="annotation",
-                name="Bench queue",
-                description="",
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        session.add(
-            Dataset(
-                id=dataset_id,
-                workspace_id=first.workspace.id,
-                project_id=project_id,
-                name="Bench dataset",
-                version=0,
-                created_at=now,
-                updated_at=now,
-            )
-        )
+        actor = identity.Actor.of(session.get_one(Principal, admin_id))
+        queue_in = QueueIn(display_name="Bench queue", description="", project_id=str(project_id))
+        queue_id = queues.create_queue(session, actor, queue_in).queue.id
+        dataset_id = datasets.create_dataset(
+            session, actor, DatasetIn(display_name="Bench dataset")
+        ).dataset.id
     tune_gc_for_bulk_work()
     figures: list[Figure] = []
     with TestClient(create_app(Settings(database_url=url), db), follow_redirects=False) as client:
