@@ -222,7 +222,13 @@ def test_pasted_ids_none_of_them_known_say_nothing_was_added(harness: Harness) -
     answer = signed.submit(f"/ui/queues/{queue_id}/items", {"traces": "ticket-404"})
     assert answer.status_code == 400
     assert 'id="added-notice"' not in answer.text
-    assert shown("Not added: no trace of this queue's project has the id “ticket-404”.") in answer.text
+    assert (
+        shown(
+            "Not added: no trace of this queue's project has the id “ticket-404”. "
+            "Check it against the traces list (a trace's id, or the external id its tracer gave)."
+        )
+        in answer.text
+    )
     blank = signed.submit(f"/ui/queues/{queue_id}/items", {"traces": "  \n "})
     assert blank.status_code == 400
     assert "Give at least one trace id, one a line (ids of at most 200 characters)." in blank.text

@@ -48,19 +48,20 @@ def _listed(refs: Sequence[str]) -> str:
 def unknown_sentence(refs: Sequence[str]) -> str:
     """The ids a person typed that name no trace of the queue's project, as typed, and that they were
     not added."""
-    ids = "the id" if len(refs) == 1 else "any of the ids"
+    ids, them = ("the id", "it") if len(refs) == 1 else ("any of the ids", "them")
     return (
         f"Not added: no trace of this queue's project has {ids} {_listed(refs)}. "
-        "Check them against the traces list (a trace's id, or the external id its tracer gave)."
+        f"Check {them} against the traces list (a trace's id, or the external id its tracer gave)."
     )
 
 
 def missed_sentence(count: int, kind: Kind) -> str:
     """Selected traces a queue or dataset could not take: for a queue, traces of another project (a
     queue holds its project's traces); for either, traces deleted since the list was shown."""
+    they = "it is" if count == 1 else "they are"
     where = (
-        "they are not in the queue's project, or are gone"
+        f"{they} not in the queue's project, or gone"
         if kind == "queue"
-        else "they are gone, or in a project you can't read"
+        else f"{they} gone, or in a project you can't read"
     )
     return f"{traces(count)} of the selection {_were(count)} not added: {where}."
