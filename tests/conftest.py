@@ -29,7 +29,11 @@ from redline.db import Database, make_engine
 from redline.identity import service as identity
 from redline.jobs.worker import JobKind, JobWorker
 from tests import pgserver
+from tests.browser import browser, playwright
 from tests.samples import make_run
+
+# The browser fixtures, here so that every test folder shares the one Playwright driver a process may have.
+__all__ = ["browser", "playwright"]
 
 ADMIN_TOKEN = "rl_test_admin_token_0123456789"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ import httpx
 import pytest
 from httpx2 import Response
 from markupsafe import escape
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page
 from starlette.testclient import TestClient
 
 from redline.client import Client
@@ -28,31 +27,6 @@ from tests.console.queue_seed import reviews_http
 from tests.liveserver import LiveServer, live_server
 
 __all__ = ["live_server"]
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser")
-
-
-def chromium_path() -> str:
-    """Debian's Chromium: REDLINE_CHROMIUM, else the first on PATH. Missing is a failure, not a skip: the
-    console's tests are part of every run (.ci/run installs the package)."""
-    given = os.environ.get("REDLINE_CHROMIUM")
-    found = given or next((path for name in CHROMIUM_NAMES if (path := shutil.which(name))), None)
-    if not found:
-        pytest.fail("The console's tests need Chromium: apt-get install chromium (or set REDLINE_CHROMIUM)")
-    return found
-
-
-@pytest.fixture(scope="session")
-def playwright() -> Iterator[Playwright]:
-    with sync_playwright() as driver:
-        yield driver
-
-
-@pytest.fixture(scope="session")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-    yield launched
-    launched.close()
 
 
 @dataclass

@@ -28,10 +28,19 @@ def test_create_a_queue_through_the_form_fill_it_and_edit_it(console: Console, h
     expect(page.get_by_text("This queue has no items yet.")).to_be_visible()
     page.get_by_label("Add traces to this queue").fill("\n".join([trace_ids[0], "ticket-2"]))
     page.get_by_role("button", name="Add traces").click()
+    expect(page.locator("#added-notice")).to_have_text("Added 2 traces.")
     expect(page.get_by_text("0 of 2 reviewed")).to_be_visible()
     expect(page.locator("table.items tbody tr")).to_have_count(2)
     expect(page.locator("table.items tbody tr").first).to_contain_text("Refund for order 1181")
     expect(page.locator("table.items tbody tr").first).to_contain_text("Not yet")
+    page.get_by_label("Add traces to this queue").fill("ticket-1\nticket-77")
+    page.get_by_role("button", name="Add traces").click()
+    expect(page.locator("#added-notice")).to_have_text(
+        "Nothing was added: the trace was already in the queue."
+    )
+    expect(page.get_by_role("alert")).to_contain_text("has the id “ticket-77”")
+    expect(page.get_by_label("Add traces to this queue")).to_have_value("ticket-77")
+    console.shoot("queue-paste-unknown")
 
     page.get_by_role("link", name="Edit").click()
     expect(page.get_by_label("Rating (rating)")).to_be_checked()

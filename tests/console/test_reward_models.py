@@ -37,7 +37,9 @@ def test_the_list_and_a_model_show_the_stored_record_and_its_pairs(console: Cons
     expect(page.get_by_role("navigation", name="Breadcrumbs")).to_contain_text("Reward models")
     expect(page.locator("#model-status")).to_have_text("queued")
     expect(page.locator("#status-detail")).to_have_text(QUEUED)
-    expect(page.locator("#metrics")).to_have_text("None: the model has not been trained.")
+    expect(page.locator("#metrics")).to_have_text(
+        "Not yet: they are measured when training ends. This page follows the training as it goes."
+    )
     rows = page.locator("#pairs tbody tr")
     expect(rows).to_have_count(25)
     first = rows.first.locator("td")

@@ -41,7 +41,7 @@ def _seed(console: Console, count: int, first: int = 0, **fields: Any) -> list[d
 
 
 def _titles(page: Page) -> list[str]:
-    return page.locator("table.traces tbody tr td:first-child a").all_inner_texts()
+    return page.locator("table.traces tbody tr td.trace-name a").all_inner_texts()
 
 
 def _cell(page: Page, title: str, column: str) -> str:
@@ -166,7 +166,8 @@ def test_the_columns_menu_chooses_what_shows(console: Console) -> None:
     page.wait_for_url("**/ui/traces?cols=agent&cols=status&cols=when&cols=steps&cols=ratings")
     page.reload()
     headers = page.locator("table.traces thead th").all_inner_texts()
-    assert headers == ["Trace", "Agent", "Status", "Started ▼", "Steps", "Ratings"]
+    # The first column holds the checkboxes of the action bar.
+    assert headers == ["", "Trace", "Agent", "Status", "Started ▼", "Steps", "Ratings"]
     console.shoot("traces-list-columns")
 
 

@@ -16,10 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.console.conftest import browser, playwright
-
-__all__ = ["browser", "playwright"]
-
 REPO = Path(__file__).resolve().parents[2]
 
 

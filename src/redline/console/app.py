@@ -22,6 +22,7 @@ from redline.console.pages import (
     to_fix,
     to_review,
     tokens,
+    trace_actions,
     traces,
     trends,
     who_corrects,
@@ -34,9 +35,11 @@ def create_console(config: Settings) -> FastAPI:
     console = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     console.state.session_seconds = config.console_session_hours * 3600
     console.state.secure_cookies = config.console_secure_cookies
+    # Whether a new model may start with fewer than two pairs (training adds feedback-derived ones).
+    console.state.llm_configured = config.llm_configured
     install_console_errors(console)
     console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
-    for part in (auth, traces, correct, review, datasets, reward_models):
+    for part in (auth, traces, trace_actions, correct, review, datasets, reward_models):
         console.include_router(part.router)
     for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):
         console.include_router(correcting.router)

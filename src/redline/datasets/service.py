@@ -8,7 +8,7 @@ last written at (`snapshot_version`), so an experiment can say what it ran again
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -31,6 +31,7 @@ from redline.identity.service import (
 )
 from redline.idpages import IdPage, id_page, named_and_updated_by
 from redline.traces.models import Step, Trace
+from redline.traces.selection import Added, batches
 from redline.traces.service import readable_trace
 
 
@@ -233,6 +234,17 @@ def _new_datapoints(
     trace_id: uuid.UUID | None = None,
 ) -> list[Datapoint]:
     _touch(dataset, actor, bump=True)
+    return _insert_datapoints(session, actor, dataset, [(content, trace_id) for content in contents])
+
+
+def _insert_datapoints(
+    session: Session,
+    actor: Actor,
+    dataset: Dataset,
+    contents: Sequence[tuple[DatapointIn, uuid.UUID | None]],
+    first: int = 0,
+) -> list[Datapoint]:
+    """The datapoints, at the dataset's current version; `first` is the batch's place in a longer one."""
     now = utcnow()
     made = [
         Datapoint(
@@ -246,10 +258,10 @@ def _new_datapoints(
             created_by=actor.principal_id,
             updated_by=actor.principal_id,
             # A microsecond apart, so a batch lists in the order it was sent.
-            created_at=now + timedelta(microseconds=offset),
+            created_at=now + timedelta(microseconds=first + offset),
             updated_at=now,
         )
-        for offset, content in enumerate(contents)
+        for offset, (content, trace_id) in enumerate(contents)
     ]
     session.add_all(made)
     session.flush()
@@ -319,9 +331,57 @@ def add_trace(session: Session, actor: Actor, dataset_id: uuid.UUID, trace_id: u
     dataset = dataset_for(session, actor, dataset_id, "write")
     trace: Trace = readable_trace(session, actor, trace_id, "read")
     steps = list(session.scalars(select(Step).where(Step.trace_id == trace.id).order_by(Step.index)))
+    [made] = _new_datapoints(session, actor, dataset, [_content_of(trace, steps)], trace_id=trace.id)
+    return made
+
+
+def _content_of(trace: Trace, steps: Sequence[Step]) -> DatapointIn:
     content = datapoint_from(trace, steps)
-    body = DatapointIn(
+    return DatapointIn(
         inputs=content.inputs, messages=content.messages, expected_output=content.expected_output
     )
-    [made] = _new_datapoints(session, actor, dataset, [body], trace_id=trace.id)
-    return made
+
+
+def add_traces(
+    session: Session, actor: Actor, dataset_id: uuid.UUID, trace_ids: Iterable[uuid.UUID]
+) -> Added:
+    """A datapoint from each trace (as `add_trace` makes one), for a selection of many: the traces list's
+    rows or every trace matching its filter, read a chunk at a time.
+
+    A trace the dataset already has a datapoint from is already there and gets no second one; a trace
+    the actor can't read (or that is gone) is not found, named by its id. However many chunks, it is one
+    change to the dataset: its version moves on once.
+    """
+    dataset = dataset_for(session, actor, dataset_id, "write")
+    readable = [project.id for project, _ in visible_projects(session, actor)]
+    done = Added()
+    touched = False
+    for chunk in batches(trace_ids):
+        found = {
+            trace.id: trace
+            for trace in session.scalars(
+                select(Trace).where(Trace.id.in_(chunk), Trace.project_id.in_(readable))
+            )
+        }
+        there = set(
+            session.scalars(
+                select(Datapoint.trace_id).where(
+                    Datapoint.dataset_id == dataset.id, Datapoint.trace_id.in_(list(found))
+                )
+            )
+        )
+        new = [trace_id for trace_id in chunk if trace_id in found and trace_id not in there]
+        steps: dict[uuid.UUID, list[Step]] = {trace_id: [] for trace_id in new}
+        if new:
+            for step in session.scalars(
+                select(Step).where(Step.trace_id.in_(new)).order_by(Step.trace_id, Step.index)
+            ):
+                steps[step.trace_id].append(step)
+            if not touched:
+                _touch(dataset, actor, bump=True)
+                touched = True
+            contents = [(_content_of(found[trace_id], steps[trace_id]), trace_id) for trace_id in new]
+            _insert_datapoints(session, actor, dataset, contents, first=done.added)
+        not_found = [str(trace_id) for trace_id in chunk if trace_id not in found]
+        done += Added(len(new), len(found) - len(new), not_found)
+    return done

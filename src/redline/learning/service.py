@@ -26,6 +26,9 @@ from redline.traces.models import Trace
 MIN_PAIRS = 2
 _Kept = TypeVar("_Kept", PreferencePair, FeedbackAssessment)
 MAX_PAIRS_LIMIT = 100_000
+# The most traces one model learns from: every way of making one (the API, the console) caps its
+# selection here, so an oversized one is answered with a sentence instead of a long wait.
+MAX_TRACES = 10_000
 
 
 def max_pairs_of(config: dict[str, Any]) -> int:

@@ -8,7 +8,7 @@ Anything the caller can't see is not found, with the seed's sentence shape.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, or_, select
@@ -26,6 +26,7 @@ from redline.reviews.models import ReviewKey
 from redline.reviews.targets import span_not_found
 from redline.reviews.traceviews import trace_not_found
 from redline.traces.models import Span, Trace
+from redline.traces.selection import Added, batches
 
 ANNOTATION = "annotation"
 
@@ -303,11 +304,19 @@ def _traces_by_ref(session: Session, project_id: uuid.UUID, refs: set[str]) -> d
     ordered = sorted(refs)
     for chunk in in_chunks(ordered):
         ids = [parsed for ref in chunk if (parsed := parse_id(ref))]
-        rows = session.execute(
+        # Two lookups, each on its own index, rather than one OR of the two, which the planners answered
+        # by scanning the project's traces: by id on the primary key alone (the project is checked here,
+        # so no planner walks the project's index instead), by external id on the project's.
+        by_id = session.execute(
+            select(Trace.id, Trace.external_id, Trace.project_id).where(Trace.id.in_(ids))
+        )
+        rows = [(trace_id, external_id) for trace_id, external_id, project in by_id if project == project_id]
+        by_external_id = session.execute(
             select(Trace.id, Trace.external_id).where(
-                Trace.project_id == project_id, or_(Trace.id.in_(ids), Trace.external_id.in_(chunk))
+                Trace.project_id == project_id, Trace.external_id.in_(chunk)
             )
         )
+        rows += [(trace_id, external_id) for trace_id, external_id in by_external_id]
         for trace_id, external_id in rows:
             if external_id in refs:
                 found[external_id] = trace_id
@@ -385,6 +394,53 @@ def add_items(
     session.flush()
     existing = _items_at(session, queue.id, wanted)
     return [existing[key] for key in wanted if key in existing]
+
+
+def add_traces(session: Session, actor: Actor, queue_id: uuid.UUID, refs: Iterable[str]) -> Added:
+    """Put whole traces into the queue as people choose them (the console's paste form and the traces
+    list's selection): each ref is Redline's id or the external id the tracer gave.
+
+    Unlike `add_items` (the /v2 route, all or none as its document says), the traces found go in and the
+    refs that name no trace of the queue's project come back as given, so a person fixes only those. A
+    trace already in the queue stays where it is and counts as already there. Refs are read a chunk at a
+    time, so a selection of every trace matching a filter is never held whole.
+    """
+    queue = queue_for(session, actor, queue_id, "write")
+    if queue.project_id is None:
+        raise Invalid("This queue belongs to no project, so it takes no traces: move it to a project first.")
+    done = Added()
+    for chunk in batches(refs):
+        found = _traces_by_ref(session, queue.project_id, set(chunk))
+        wanted = list(dict.fromkeys(found[ref] for ref in chunk if ref in found))
+        rows = [
+            {
+                "type": "span",
+                "trace_id": trace_id,
+                "span_key": WHOLE_TRACE,
+                "datapoint_id": None,
+                "added_by_rules": None,
+                "added_by": actor.principal_id,
+            }
+            for trace_id in wanted
+        ]
+        added = insert_items(session, queue.id, rows)
+        done += Added(added, len(wanted) - added, [ref for ref in chunk if ref not in found])
+    if done.added:
+        touch_queue(session, queue.id, actor.principal_id)
+    session.flush()
+    return done
+
+
+def trace_ids(session: Session, actor: Actor, queue_id: uuid.UUID) -> list[uuid.UUID]:
+    """The traces the queue holds (whole or by a span), in the order they came, each once: what a
+    reward model trained "on a queue" learns from. Datapoint items have no trace and are left out."""
+    queue = queue_for(session, actor, queue_id, "read")
+    rows = session.scalars(
+        select(QueueItem.trace_id)
+        .where(QueueItem.queue_id == queue.id, QueueItem.trace_id.is_not(None))
+        .order_by(QueueItem.seq)
+    )
+    return list(dict.fromkeys(trace_id for trace_id in rows if trace_id is not None))
 
 
 def remove_items(session: Session, actor: Actor, queue_id: uuid.UUID, span_ids: Sequence[str]) -> None:

@@ -11,7 +11,7 @@ filters ("has ratings"), not sort keys.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -39,6 +39,8 @@ _SORT_COLUMNS: dict[str, Any] = {
     "status": Trace.status,
 }
 
+# Ids read per query when walking every trace a filter matches.
+MATCHING_PAGE = 1_000
 # A name list for a filter: more agents than this is no longer a list to pick from.
 MAX_AGENT_NAMES = 500
 
@@ -228,6 +230,31 @@ def list_traces(
         _cursor_of(key, rows[0]) if rows and has_before else None,
         _cursor_of(key, rows[-1]) if rows and has_after else None,
     )
+
+
+def matching_ids(
+    session: Session, actor: Actor, filters: ListFilters, *, page: int = MATCHING_PAGE
+) -> Iterator[uuid.UUID]:
+    """The id of every trace the list shows with these filters, in id order, read `page` ids per query
+    (a keyset walk on the primary key): "all matching the filter" may be every trace of the store, and
+    only its ids are ever read, a page at a time."""
+    where = _conditions(session, readable_project_ids(session, actor, filters.project_id), filters)
+    last: uuid.UUID | None = None
+    while True:
+        query = select(Trace.id).where(*where)
+        if last is not None:
+            query = query.where(Trace.id > last)
+        ids = list(session.scalars(query.order_by(Trace.id).limit(page)))
+        yield from ids
+        if len(ids) < page:
+            return
+        last = ids[-1]
+
+
+def count_matching(session: Session, actor: Actor, filters: ListFilters) -> int:
+    """How many traces the list shows with these filters, counted in SQL."""
+    where = _conditions(session, readable_project_ids(session, actor, filters.project_id), filters)
+    return int(session.scalar(select(func.count()).select_from(Trace).where(*where)) or 0)
 
 
 def _with_counts(session: Session, rows: Sequence[Any]) -> list[TraceRow]:

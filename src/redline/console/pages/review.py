@@ -18,10 +18,12 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from redline.annotations import service as feedback
 from redline.annotations.schemas import AnnotationIn
+from redline.console.added_words import added_sentence, unknown_sentence
 from redline.console.areas import Area
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.forms import Refusal, refusal
 from redline.console.nav import Crumb
+from redline.console.notices import see_other
 from redline.console.paging import Cursor, CursorQuery, SearchQuery, id_page_links
 from redline.console.session import SignedIn
 from redline.datasets import service as datasets
@@ -30,7 +32,7 @@ from redline.errors import Invalid, RedlineError
 from redline.identity.service import Actor, holds, visible_projects
 from redline.queues import navigation, reviewing, screen
 from redline.queues import service as queues
-from redline.queues.schemas import ItemRef, QueueChange, QueueIn, ReviewValue
+from redline.queues.schemas import QueueChange, QueueIn, ReviewValue
 from redline.reviews import annotate
 from redline.reviews import service as review_keys
 from redline.reviews.schemas import ValueIn
@@ -287,6 +289,7 @@ def _queue_page(
     cursor: Cursor,
     *,
     error: str | None = None,
+    notice: str | None = None,
     traces_text: str = "",
     status_code: int = 200,
 ) -> Response:
@@ -309,6 +312,7 @@ def _queue_page(
         keys=keys,
         can_write=can_write,
         error=error,
+        notice=notice,
         traces_text=traces_text,
         status_code=status_code,
         **id_page_links(
@@ -329,29 +333,56 @@ def queue_page(
     db: Db,
     cursor: CursorQuery,
 ) -> Response:
-    return _queue_page(request, who, db, queue_id, cursor)
+    return _queue_page(request, who, db, queue_id, cursor, notice=_added_notice(request))
+
+
+# The longest ref a pasted line may be: the /v2 items' ids are at most this long.
+MAX_REF_CHARS = 200
 
 
 @router.post("/queues/{queue_id}/items")
 def add_traces(
     request: Request, queue_id: str, who: Changer, db: Db, traces: Annotated[str, Form()] = ""
 ) -> Response:
-    """Put traces into the queue by id (or the external id their tracer gave), one a line."""
-    refs = [line.strip() for line in traces.replace(",", "\n").splitlines() if line.strip()]
-    try:
-        items = [ItemRef(trace_id=ref, span_id=ref) for ref in refs]
-        if not items:
-            raise ValueError
-        with db.write() as session:
-            queues.add_items(session, who.actor, _queue_id(who.actor, queue_id), items)
-    except (ValidationError, ValueError):
+    """Put traces into the queue by id (or the external id their tracer gave), one a line or comma
+    apart. The traces found go in; ids that name no trace of the queue's project are named as typed
+    and stay in the field to be fixed (`queues.add_traces`)."""
+    refs = list(dict.fromkeys(ref.strip() for ref in traces.replace(",", "\n").splitlines() if ref.strip()))
+    if not refs or any(len(ref) > MAX_REF_CHARS for ref in refs):
         refused = Refusal(
             error="Give at least one trace id, one a line (ids of at most 200 characters).", status_code=400
         )
         return _queue_page(request, who, db, queue_id, Cursor(), traces_text=traces, **refused)
+    ident = _queue_id(who.actor, queue_id)
+    try:
+        with db.write() as session:
+            done = queues.add_traces(session, who.actor, ident, refs)
     except RedlineError as error:
         return _queue_page(request, who, db, queue_id, Cursor(), traces_text=traces, **refusal(error))
-    return RedirectResponse(f"/ui/queues/{queue_id}", status_code=303)
+    counts = [("added", str(done.added)), ("already", str(done.already))]
+    if not done.not_found:
+        return see_other(f"/ui/queues/{queue_id}", [("done", "added"), *counts])
+    known = done.added + done.already
+    return _queue_page(
+        request,
+        who,
+        db,
+        queue_id,
+        Cursor(),
+        notice=added_sentence(done.added, done.already, "queue") if known else None,
+        error=unknown_sentence(done.not_found),
+        traces_text="\n".join(done.not_found),
+        status_code=200 if known else 400,
+    )
+
+
+def _added_notice(request: Request) -> str | None:
+    """What the queue page says after the paste form added traces: the counts its address carries."""
+    query = request.query_params
+    numbers = [query.get("added", ""), query.get("already", "")]
+    if query.get("done") != "added" or not all(number.isdigit() for number in numbers):
+        return None
+    return added_sentence(int(numbers[0]), int(numbers[1]), "queue")
 
 
 # ------------------------------------------------------------------------------------- the review screen

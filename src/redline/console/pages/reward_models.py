@@ -11,20 +11,30 @@ into comments.
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
-from starlette.responses import Response
+from fastapi import APIRouter, Form, Query, Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from redline.console.areas import Area
-from redline.console.deps import Db, Viewer
+from redline.console.deps import Changer, Db, Viewer
+from redline.console.forms import refusal
+from redline.console.model_form import ModelForm, new_model
 from redline.console.nav import Crumb
+from redline.console.pages.traces import HAS_FILTERS, STATUSES
 from redline.console.paging import offset_page_links
+from redline.console.session import SignedIn
+from redline.console.trace_filters import FILTER_PARAMS
+from redline.errors import RedlineError
+from redline.identity.service import holds, visible_projects
+from redline.idpages import MAX_LIMIT
+from redline.learning import figures
 from redline.learning import service as learning
 from redline.learning.models import FeedbackAssessment
 from redline.learning.prompts import call_line
+from redline.queues import service as queues
+from redline.traces import listing
 
 router = APIRouter()
 PAIRS_PER_PAGE = 25
@@ -32,11 +42,22 @@ ASSESSMENTS_PER_PAGE = 25
 AREA = Area("reward-models", "models", (Crumb("Improve"),))
 
 
-@router.get("/reward-models")
-def reward_models_page(request: Request, who: Viewer, db: Db) -> Response:
+def _list_page(
+    request: Request,
+    who: SignedIn,
+    db: Db,
+    form: ModelForm,
+    *,
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
     with db.read() as session:
         models = learning.list_models(session, who.actor)
         traces = learning.trace_counts(session, [model.id for model in models])
+        projects = visible_projects(session, who.actor)
+        can_create = any(holds(role, "write") for _, role in projects)
+        agents = listing.agent_names(session, who.actor) if can_create else []
+        _, queue_views = queues.list_queues(session, who.actor, limit=MAX_LIMIT) if can_create else (None, [])
     return AREA.page(
         request,
         who,
@@ -45,7 +66,37 @@ def reward_models_page(request: Request, who: Viewer, db: Db) -> Response:
         Crumb("Reward models"),
         models=models,
         traces=traces,
+        can_create=can_create,
+        values=form.model_dump(),
+        projects=[(str(p.id), p.name) for p, _ in projects],
+        many_projects=len(projects) > 1,
+        agents=agents,
+        statuses=STATUSES,
+        has_filters=HAS_FILTERS,
+        queues=[(str(view.queue.id), view.queue.name) for view in queue_views],
+        error=error,
+        status_code=status_code,
     )
+
+
+@router.get("/reward-models")
+def reward_models_page(request: Request, who: Viewer, db: Db) -> Response:
+    """The models, and for an editor the new-model form, its filter taken from the address: the traces
+    list's "Train a reward model" link brings its filter here."""
+    asked = {name: request.query_params.get(name) or "" for name in FILTER_PARAMS}
+    return _list_page(request, who, db, ModelForm(**asked))
+
+
+@router.post("/reward-models")
+def create_model(request: Request, who: Changer, db: Db, form: Annotated[ModelForm, Form()]) -> Response:
+    """Create a model through the service the API uses, then show its page: it is queued, and the
+    worker of `redline serve` trains it."""
+    try:
+        with db.write() as session:
+            model_id = new_model(session, who.actor, form, feedback_llm=request.app.state.llm_configured)
+    except RedlineError as error:
+        return _list_page(request, who, db, form, **refusal(error))
+    return RedirectResponse(f"/ui/reward-models/{model_id}", status_code=303)
 
 
 @router.get("/reward-models/{model_id}")
@@ -74,10 +125,19 @@ def reward_model_page(
         pairs=pairs,
         total=total,
         offset=offset,
-        config=json.dumps(model.training_config, indent=2, ensure_ascii=False),
-        metrics=json.dumps(model.metrics, indent=2, ensure_ascii=False) if model.metrics else None,
+        config=figures.config_figures(model.training_config),
+        metrics=figures.metric_figures(model.metrics) if model.metrics else None,
         **offset_page_links(request, offset, PAIRS_PER_PAGE, total),
     )
+
+
+@router.get("/reward-models/{model_id}/status")
+def reward_model_status(model_id: uuid.UUID, who: Viewer, db: Db) -> JSONResponse:
+    """Where training has got, for the model page's script to follow while it is queued or training."""
+    with db.read() as session:
+        model = learning.get_model(session, who.actor, model_id)
+        progress = learning.progress_of(session, model)
+    return JSONResponse({"status": model.status, "detail": model.status_detail, "progress": progress})
 
 
 @router.get("/reward-models/{model_id}/learning")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, time, timedelta
 from itertools import pairwise
 from typing import Annotated, Any
 
@@ -31,9 +30,10 @@ from redline.console.credit import heatmap
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.nav import Crumb
 from redline.console.pages.review import ReviewSave
+from redline.console.pages.trace_actions import action_bar, said
 from redline.console.paging import cursor_url
+from redline.console.trace_filters import filter_values, filters_from
 from redline.db import path_id
-from redline.errors import Invalid
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, holds, project_role, visible_projects
 from redline.idpages import MAX_LIMIT
@@ -84,27 +84,6 @@ NOT_SCORED = "No reward model has scored this trace yet."
 # --------------------------------------------------------------------------------------------------- list
 
 
-def _day(value: str | None, name: str) -> date | None:
-    if not value:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise Invalid(f"{name}: {value!r} is not a date (YYYY-MM-DD).", details={"field": name}) from None
-
-
-def _has(value: str | None, name: str) -> bool | None:
-    if value in (None, ""):
-        return None
-    if value in ("yes", "no"):
-        return value == "yes"
-    raise Invalid(f'{name} is "yes" or "no".', details={"field": name})
-
-
-def _start_of(day: date | None) -> datetime | None:
-    return datetime.combine(day, time.min, tzinfo=UTC) if day else None
-
-
 def _scored(session: Session, rows: list[listing.TraceRow]) -> list[listing.TraceRow]:
     """The page's rows with each one's latest score, by whichever reward model gave it last."""
     latest = scoring.latest_scores(session, [row.id for row in rows])
@@ -149,20 +128,19 @@ def trace_list(
     after: str | None = None,
     before: str | None = None,
 ) -> Response:
-    first_day, last_day = _day(since, "since"), _day(until, "until")
-    project_id = path_id(project, "project") if project else None
-    filters = listing.ListFilters(
-        project_id=project_id,
-        agent=agent or None,
-        version=version or None,
-        status=status or None,
-        has_ratings=_has(rated, "rated"),
-        has_comments=_has(commented, "commented"),
-        has_corrections=_has(corrected, "corrected"),
-        since=_start_of(first_day),
-        # `until` names the last day shown, so the window ends when the next day starts.
-        until=_start_of(last_day + timedelta(days=1)) if last_day else None,
-    )
+    asked = {
+        "project": project,
+        "agent": agent,
+        "version": version,
+        "status": status,
+        "rated": rated,
+        "commented": commented,
+        "corrected": corrected,
+        "since": since,
+        "until": until,
+    }
+    filters = filters_from(asked)
+    project_id = filters.project_id
     sort_key, descending = listing.parse_sort(sort)
     with db.read() as session:
         found = listing.list_traces(
@@ -174,6 +152,8 @@ def trace_list(
         # The list checked access to the project asked for; without one it draws from every visible one.
         scope = [project_id] if project_id else [p.id for p, _ in projects]
         scored = scoring.scored_counts(session, scope)
+        one_page = found.before is None and found.after is None
+        bar = action_bar(session, who.actor, asked, filters, one_page=one_page)
     known = {key for key, _ in COLUMNS}
     shown_cols = [key for key in cols if key in known] if cols else [key for key, _ in COLUMNS]
     return AREA.page(
@@ -193,20 +173,12 @@ def trace_list(
         columns=COLUMNS,
         cols=shown_cols,
         sort=f"{'-' if descending else ''}{sort_key}",
-        values={
-            "project": project or "",
-            "agent": agent or "",
-            "version": version or "",
-            "status": status or "",
-            "rated": rated or "",
-            "commented": commented or "",
-            "corrected": corrected or "",
-            "since": since or "",
-            "until": until or "",
-        },
-        filtered=any((project, agent, version, status, rated, commented, corrected, since, until)),
+        values=filter_values(asked),
+        filtered=any(asked.values()),
         previous_url=cursor_url(request, before=found.before) if found.before else None,
         next_url=cursor_url(request, after=found.after) if found.after else None,
+        bar=bar,
+        **said(request),
     )
 
 

@@ -33,9 +33,7 @@ DEFAULT_PAIRS_LIMIT = 100
 MAX_PAIRS_PAGE = 1000
 # A model has an assessment per assistant step of up to 10,000 traces: no list is longer than this.
 MAX_OFFSET = 10_000_000
-# Each trace is checked for access one at a time; the body limit bounds this too, but a clear cap
-# answers an oversized selection with a sentence instead of a long wait.
-MAX_TRACES = 10_000
+MAX_TRACES = learning.MAX_TRACES
 
 
 class RewardModelIn(BaseModel):

@@ -1,0 +1,209 @@
+"""A reward model's training config and metrics as labelled figures, named as people say them ("Pairs
+used", "Validation accuracy 78% (95% range 61–89%)") rather than as the JSON keys they are stored under.
+
+The metrics are what `rewardmodel.train` records (its docstring lists the keys) and what the training
+job adds (`feedback`); any key this module does not know is still shown, under its own name, so a newer
+kind's details are never hidden. Pure formatting, free of any web or terminal code, so every place that
+shows a model (the console's page, a CLI) can say it the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from redline.learning.pairs import DEFAULT_MAX_PAIRS
+from redline.learning.rewardmodel import DEFAULT_KIND
+from redline.stats.confidence import wilson
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One labelled figure; `note` says what it means or how it was found."""
+
+    label: str
+    value: str
+    note: str | None = None
+
+
+def percent(share: float) -> str:
+    return f"{share * 100:.0f}%"
+
+
+def accuracy_text(accuracy: float | None, pairs: int) -> str:
+    """ "78% (95% range 61–89%) on 24 pairs": a share over pairs, with its Wilson range as Trends gives."""
+    if accuracy is None or pairs <= 0:
+        return "not measured: no pairs were held out"
+    low, high = wilson(accuracy, pairs)
+    on = "1 pair" if pairs == 1 else f"{pairs:,} pairs"
+    return f"{percent(accuracy)} (95% range {low * 100:.0f}–{percent(high)}) on {on}"
+
+
+def duration_text(seconds: float) -> str:
+    """Hundredths of a second under ten seconds (small models train in well under one), then whole ones."""
+    if round(seconds, 2) < 10:
+        return f"{seconds:.2f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def _plain(value: Any) -> str:
+    """A value as one line: text as it is, whole numbers with thousands marks, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _count(values: Mapping[str, Any], key: str) -> int:
+    value = values.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _named(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def _rest(values: Mapping[str, Any], known: set[str]) -> list[Figure]:
+    return [Figure(_named(key), _plain(value)) for key, value in values.items() if key not in known]
+
+
+# ------------------------------------------------------------------------------------------------- config
+
+_CONFIG: dict[str, tuple[str, Callable[[Any], str]]] = {
+    "chosen_by": ("Traces chosen by", _plain),
+    "model_kind": ("Model kind", _plain),
+    "max_pairs": ("Pairs at most", _plain),
+    "epochs": ("Epochs", _plain),
+    "base_model": ("Base model", _plain),
+}
+
+
+def config_figures(config: Mapping[str, Any]) -> list[Figure]:
+    """What the model was asked to be, with the defaults it took for what was not given."""
+    shown = {
+        "model_kind": f"{DEFAULT_KIND} (the default)",
+        "max_pairs": f"{DEFAULT_MAX_PAIRS:,} (the default)",
+    }
+    shown["epochs"] = "1 (the default)"
+    figures = []
+    for key, (label, say) in _CONFIG.items():
+        if key in config:
+            figures.append(Figure(label, say(config[key])))
+        elif key in shown:
+            figures.append(Figure(label, shown[key]))
+    return figures + _rest(config, set(_CONFIG))
+
+
+# ------------------------------------------------------------------------------------------------ metrics
+
+
+def _groups(label: str, groups: Any) -> list[Figure]:
+    """Accuracy by granularity or source; one group alone is the overall figure again, so it is left out."""
+    if not isinstance(groups, Mapping) or len(groups) < 2:
+        return []
+    return [
+        Figure(f"{label}, {name} pairs", accuracy_text(group.get("accuracy"), _count(group, "pairs")))
+        for name, group in groups.items()
+        if isinstance(group, Mapping)
+    ]
+
+
+def _feedback(feedback: Any) -> list[Figure]:
+    if not isinstance(feedback, Mapping):
+        return []
+    if feedback.get("status") != "assessed":
+        return [Figure("Feedback read by an LLM", "skipped", _plain(feedback.get("detail") or ""))]
+    verdicts = feedback.get("by_verdict") or {}
+    said = ", ".join(f"{count:,} {verdict.replace('_', ' ')}" for verdict, count in verdicts.items() if count)
+    return [
+        Figure(
+            "Feedback read by an LLM",
+            f"{_count(feedback, 'assessments'):,} actions of {_count(feedback, 'traces'):,} traces "
+            f"assessed by {feedback.get('llm_model')}",
+            said or None,
+        ),
+        Figure(
+            "Pairs from that feedback",
+            f"{_count(feedback, 'pairs'):,}",
+            f"{_count(feedback, 'skipped'):,} assessments gave no pair",
+        ),
+    ]
+
+
+_METRICS = {
+    "kind",
+    "pairs",
+    "validation",
+    "train_accuracy",
+    "training_seconds",
+    "split",
+    "features",
+    "iterations",
+    "dimension",
+    "non_zero_weights",
+    "actions_featurised",
+    "tools",
+    "feedback",
+}
+
+
+def metric_figures(metrics: Mapping[str, Any]) -> list[Figure]:
+    """What training measured, the headline figures first."""
+    figures: list[Figure] = []
+    pairs = metrics.get("pairs")
+    if isinstance(pairs, Mapping):
+        figures.append(
+            Figure(
+                "Pairs used",
+                f"{_count(pairs, 'usable'):,} of {_count(pairs, 'given'):,}",
+                "a pair is usable when its two sides differ in what the assistant did",
+            )
+        )
+        figures.append(
+            Figure(
+                "Trained on, held out",
+                f"{_count(pairs, 'train'):,} pairs trained on, {_count(pairs, 'validation'):,} held out",
+                _plain(metrics["split"]) if "split" in metrics else None,
+            )
+        )
+    validation = metrics.get("validation")
+    if isinstance(validation, Mapping):
+        figures.append(
+            Figure(
+                "Validation accuracy",
+                accuracy_text(validation.get("accuracy"), _count(validation, "pairs")),
+                "the share of held-out pairs the model orders right (a tie counts half)",
+            )
+        )
+        figures += _groups("Validation accuracy", validation.get("by_granularity"))
+        figures += _groups("Validation accuracy", validation.get("by_source"))
+    if isinstance(metrics.get("train_accuracy"), int | float):
+        figures.append(
+            Figure("Training accuracy", percent(metrics["train_accuracy"]), "on the pairs it was trained on")
+        )
+    if isinstance(metrics.get("training_seconds"), int | float):
+        figures.append(Figure("Training time", duration_text(metrics["training_seconds"])))
+    if "kind" in metrics:
+        figures.append(Figure("Model kind", _plain(metrics["kind"])))
+    if "features" in metrics:
+        figures.append(Figure("Features", _plain(metrics["features"])))
+    if "non_zero_weights" in metrics:
+        of = f" of {_plain(metrics['dimension'])}" if "dimension" in metrics else ""
+        figures.append(Figure("Weights in use", f"{_plain(metrics['non_zero_weights'])}{of}"))
+    for key, label in (
+        ("iterations", "Iterations"),
+        ("actions_featurised", "Actions read"),
+        ("tools", "Tools seen"),
+    ):
+        if key in metrics:
+            figures.append(Figure(label, _plain(metrics[key])))
+    figures += _feedback(metrics.get("feedback"))
+    return figures + _rest(metrics, _METRICS)

@@ -1,0 +1,159 @@
+"""Making and training a reward model from the console: the form on the reward-models list chooses
+traces by the traces list's filter or by an annotation queue, creates the model through the service the
+API uses and shows its page, which follows it from queued to ready and then shows its figures; and the
+form's refusals, in words, with what was typed kept."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from playwright.sync_api import expect
+
+from redline.db import Database
+from tests.conftest import Harness, run_waiting_jobs
+from tests.console.conftest import Console, console_client, role_token, shown
+from tests.console.queue_seed import Authorized, ok, post_ok
+from tests.learning.test_training_job import REFUND_FIRST, _rated_runs
+from tests.samples import REFUND_STEPS, make_run
+
+ACCURACY = re.compile(r"^\d+% \(95% range \d+–\d+%\) on \d+ pairs?$")
+
+
+def _rated_in_browser_test(console: Console, count: int) -> list[str]:
+    """`count` runs that look the order up first, rated +, and `count` that refund first, rated −."""
+    made = []
+    for number in range(count):
+        for steps, rating in ((REFUND_STEPS, 1), (REFUND_FIRST, -1)):
+            run = make_run(console.server.project_id, steps=copy.deepcopy(steps), title=f"Refund {number}")
+            run["steps"][1]["content"] = f"I want a refund for order {1000 + number}"
+            stored = console.api.runs.create(run)
+            console.api.annotations.create(stored["id"], rating=rating)
+            made.append(stored["id"])
+    return made
+
+
+def test_train_a_model_on_the_traces_lists_filter_and_follow_it_to_ready(
+    console: Console, db: Database
+) -> None:
+    _rated_in_browser_test(console, 6)
+    console.api.runs.create(make_run(console.server.project_id, title="Still running", status="running"))
+    page = console.open("/ui/traces?status=completed")
+    page.get_by_role("link", name="Train a reward model on these traces").click()
+    form = page.locator("#new-model")
+    # The list's filter came along.
+    expect(form.get_by_label("Status")).to_have_value("completed")
+    form.get_by_label("Name").fill("refunds-v2")
+    form.get_by_label("Pairs at most").fill("30")
+    console.shoot("reward-model-form")
+    form.get_by_role("button", name="Create and train").click()
+    page.wait_for_url(re.compile(r"/ui/reward-models/[0-9a-f-]{36}$"))
+    expect(page.get_by_role("heading", name="refunds-v2")).to_be_visible()
+    expect(page.locator("#model-status")).to_have_text("queued")
+    expect(page.locator("#metrics")).to_contain_text("Not yet: they are measured when training ends.")
+    config = page.locator("#model-config")
+    chosen = dict(
+        zip(config.locator("dt").all_inner_texts(), config.locator("dd").all_inner_texts(), strict=True)
+    )
+    assert chosen["Traces chosen by"] == "the traces list's filter: status completed"
+    assert chosen["Pairs at most"] == "30"
+    assert chosen["Model kind"] == "hashed-ngram-bt (the default)"
+    expect(page.locator("#model-record")).to_contain_text("Traces12")
+
+    # The worker trains it; the page follows and shows what training measured.
+    assert run_waiting_jobs(db) == 1
+    expect(page.locator("#model-status")).to_have_text("ready", timeout=15_000)
+    metrics = page.locator("#metrics")
+    labels = metrics.locator("dt").all_inner_texts()
+    assert labels[:3] == ["Pairs used", "Trained on, held out", "Validation accuracy"]
+    assert "Training time" in labels
+    assert "Feedback read by an LLM" in labels
+    figures = dict(zip(labels, metrics.locator("dd .figure").all_inner_texts(), strict=True))
+    assert figures["Pairs used"].startswith("30 of 30")
+    assert ACCURACY.match(figures["Validation accuracy"]), figures["Validation accuracy"]
+    assert re.match(r"^\d+\.\d\d s$", figures["Training time"])
+    assert figures["Model kind"] == "hashed-ngram-bt"
+    console.shoot("reward-model-ready")
+    # The figures, without the 25 pairs under them.
+    page.screenshot(path=str(console.shots / "reward-model-figures.png"), full_page=False)
+
+
+# ------------------------------------------------------------------------------------- without a browser
+
+
+def _form(**fields: str) -> dict[str, str]:
+    return {"name": "refunds", "source": "filter", "max_pairs": "100", "epochs": "1", **fields}
+
+
+def test_train_on_a_queues_traces(harness: Harness) -> None:
+    good, bad = _rated_runs(harness, 2)
+    http = Authorized(harness.client, harness.admin)
+    queue = post_ok(
+        http,
+        "/v2/annotation-queues",
+        {"display_name": "Refund review", "description": "", "project_id": harness.project_id},
+    )
+    items = [{"trace_id": ident, "span_id": ident} for ident in good + bad]
+    post_ok(http, f"/v2/annotation-queues/{queue['_id']}/items", {"items": items})
+    signed = console_client(harness)
+    listed = harness.client.get("/ui/reward-models").text
+    assert "New reward model" in listed
+    made = signed.submit("/ui/reward-models", _form(source="queue", queue=queue["_id"]))
+    assert made.status_code == 303, made.text
+    model_id = made.headers["location"].rsplit("/", 1)[1]
+    stored = ok(http.get(f"/api/v1/rm/reward-models/{model_id}"))
+    assert stored["status"] == "queued"
+    assert stored["training_config"] == {
+        "max_pairs": 100,
+        "epochs": 1,
+        "chosen_by": "the annotation queue “Refund review”",
+    }
+    page = harness.client.get(made.headers["location"]).text
+    assert "the annotation queue “Refund review”" in page
+    assert re.search(r"<dt>Traces</dt><dd>4</dd>", page)
+
+
+def test_the_forms_refusals_say_what_to_do_and_keep_what_was_typed(harness: Harness) -> None:
+    http = Authorized(harness.client, harness.admin)
+    post_ok(http, "/v1/runs", harness.run(title="Unrated"))
+    signed = console_client(harness)
+    too_few = signed.submit("/ui/reward-models", _form(name="unrated-only", status="completed"))
+    assert too_few.status_code == 400
+    assert (
+        shown(
+            "training needs at least 2 usable pairs; the selected traces give 0: rate whole traces or steps "
+            "+ and − (flagged ratings and ratings that cancel don't count), or correct their runs' answers "
+            "(with what they should have said) or decisions"
+        )
+        in too_few.text
+    )
+    assert 'value="unrated-only"' in too_few.text
+    assert "<option selected>completed</option>" in too_few.text
+    none = signed.submit("/ui/reward-models", _form(status="failed"))
+    assert none.status_code == 400
+    assert "No trace matches this filter: widen it, or choose a queue." in none.text
+    pairs = signed.submit("/ui/reward-models", _form(max_pairs="1"))
+    assert "Pairs at most: a whole number from 2 to 100,000." in pairs.text
+    nameless = signed.submit("/ui/reward-models", _form(name="  "))
+    assert "Name: give the model a name of 1 to 200 characters." in nameless.text
+    no_queue = signed.submit("/ui/reward-models", _form(source="queue", queue=""))
+    assert "Annotation queue: choose the queue whose traces the model learns from." in no_queue.text
+    assert ok(http.get("/api/v1/rm/reward-models"))["reward_models"] == []
+
+
+def test_a_reader_gets_no_form_and_is_refused(harness: Harness) -> None:
+    good, bad = _rated_runs(harness, 2)
+    reader = console_client(harness, role_token(harness, "rita", "read"))
+    listed = harness.client.get("/ui/reward-models").text
+    assert "New reward model" not in listed
+    assert "client.reward_models.create" in listed
+    refused = reader.submit("/ui/reward-models", _form())
+    assert refused.status_code == 403
+    assert (
+        shown(
+            "This needs the write role in a project, and you have it in none; "
+            "ask a project admin to make you a writer."
+        )
+        in refused.text
+    )
+    assert len(good + bad) == 4
