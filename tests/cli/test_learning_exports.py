@@ -195,7 +195,7 @@ def test_a_large_model_exports_every_pair_a_page_at_a_time(
             database_url, "pairs", "export", "big", "--format", export_format, "--output", str(out)
         )
         assert result.exit_code == 0, result.output
-        assert result.output == f'Wrote 2500 pairs of "big" to {out} ({export_format}).\n'
+        assert result.output == f'Wrote 2,500 pairs of "big" to {out} ({export_format}).\n'
         lines = _lines(out)
         assert len(lines) == 2500
     assert [line["position"] for line in lines] == list(range(2500))

@@ -139,7 +139,7 @@ def test_an_import_waits_out_a_write_lock_held_past_the_timeout(
     assert "Traceback" not in err
     assert "The store is busy" in err
     assert "another process is writing; waiting…" in err
-    assert f"Imported {RECORDS} runs ({2 * RECORDS} steps) into default in " in out
+    assert f"Imported {RECORDS:,} runs ({2 * RECORDS:,} steps) into default in " in out
     assert _runs(db) == RECORDS
     # Standard error is no terminal here: progress comes as plain lines, a tenth at a time, then a close.
     label = "Importing openai_chat records"
@@ -164,7 +164,7 @@ def test_an_import_killed_midway_finishes_the_rest_when_run_again(
         cli, ["--database-url", store_url, "import", str(chats), "--project", "default"]
     )
     assert again.exit_code == 0, again.output
-    assert f"Imported {RECORDS} runs" in again.output
+    assert f"Imported {RECORDS:,} runs" in again.output
     assert _runs(db) == RECORDS
     assert _distinct_ids(db) == RECORDS
 
@@ -189,7 +189,7 @@ def test_an_import_that_outwaits_its_patience_stops_with_one_line(
         "or raise REDLINE_LOCK_WAIT_SECONDS."
     )
     stored = _runs(db)
-    assert f". Stored before that: {stored} runs; importing" in lines[0]
+    assert f". Stored before that: {stored:,} runs; importing" in lines[0]
     assert 1_000 <= stored < RECORDS
 
 

@@ -111,21 +111,14 @@ def test_a_share_is_a_line_per_tenth_or_note_and_a_bar_on_a_terminal() -> None:
     assert re.search(r'Training "refunds":  50%\|[█#]+ +\| \[[0-9:]+<[0-9:]+, training\]', drawn.getvalue())
 
 
-def test_import_on_a_terminal_draws_a_bar_on_standard_error(store_url: str, tmp_path: Path) -> None:
-    chats = tmp_path / "chats.jsonl"
-    record = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
-    chats.write_text("\n".join(json.dumps({**record, "id": f"c{number}"}) for number in range(600)))
+def on_a_terminal(command: list[str]) -> tuple[int, str, str]:
+    """Run `command` with standard error on a pseudo-terminal (120 columns) and standard output piped:
+    its exit status, standard output, and what it drew on the terminal."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    command = [sys.executable, "-m", "redline", "--database-url", store_url]
-    importing = subprocess.Popen(
-        [*command, "import", str(chats), "--project", "default"],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        text=True,
-    )
+    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=follower, text=True)
     os.close(follower)
-    out, _ = importing.communicate(timeout=120)
+    out, _ = running.communicate(timeout=120)
     drawn = b""
     while True:
         try:
@@ -136,11 +129,29 @@ def test_import_on_a_terminal_draws_a_bar_on_standard_error(store_url: str, tmp_
             break
         drawn += chunk
     os.close(leader)
-    assert importing.returncode == 0, drawn
-    assert "Imported 600 runs (1200 steps) into default" in out
+    return running.returncode, out, drawn.decode()
+
+
+def test_import_on_a_terminal_draws_a_bar_on_standard_error(store_url: str, tmp_path: Path) -> None:
+    chats = tmp_path / "chats.jsonl"
+    record = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
+    chats.write_text("\n".join(json.dumps({**record, "id": f"c{number}"}) for number in range(600)))
+    command = [sys.executable, "-m", "redline", "--database-url", store_url]
+    status, out, shown = on_a_terminal([*command, "import", str(chats), "--project", "default"])
+    assert status == 0, shown
+    assert "Imported 600 runs (1,200 steps) into default" in out
     assert "records/s" not in out
-    shown = drawn.decode()
     assert "\r" in shown
     assert re.search(
         r"Importing openai_chat records: 100%\|█+\| 600/600 \[[0-9:]+<[0-9:]+, +[\d.]+ records/s\]", shown
     )
+
+
+def test_the_demo_on_a_terminal_counts_its_parts_with_a_bar(store_url: str) -> None:
+    command = [sys.executable, "-m", "redline", "--database-url", store_url]
+    status, out, shown = on_a_terminal([*command, "demo", "--count", "40"])
+    assert status == 0, shown
+    assert re.search(r"Seeding the demo: 100%\|█+\| 6/6 \[[0-9:]+<[0-9:]+, +[\d.]+ parts/s\]", shown), shown
+    # Each part's sentence is on standard output, as it is when no terminal is there.
+    assert len([line for line in out.splitlines() if line]) == 7, out
+    assert out.rstrip().splitlines()[-1].startswith('Demo ready in project "default" in ')

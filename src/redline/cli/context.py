@@ -280,11 +280,6 @@ def when_text(value: object) -> str:
     return value.isoformat(timespec="seconds") if hasattr(value, "isoformat") else "-"
 
 
-def counted(count: int, noun: str) -> str:
-    """ "1 pair", "2 pairs": a count as people say it (nouns with a plain plural)."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 def trace_ids(traces: Sequence[str]) -> list[uuid.UUID]:
     """The --trace values as ids; one that is not a UUID is a usage error, said once for every command."""
     try:

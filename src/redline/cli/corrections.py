@@ -20,7 +20,6 @@ from sqlalchemy.orm import Session
 from redline.cli.context import (
     CliContext,
     as_operator,
-    counted,
     fail,
     lock_waits,
     open_output,
@@ -47,6 +46,7 @@ from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jsonio import dumps
 from redline.paging import MAX_LIMIT
+from redline.sentences import counted
 from redline.traces import service as traces
 from redline.traces.models import Agent
 

@@ -22,6 +22,7 @@ from redline.cli.context import (
     print_table,
     when_text,
 )
+from redline.cli.progress import track
 from redline.datasets import service as datasets
 from redline.datasets.models import Datapoint
 from redline.datasets.schemas import DatasetChange, DatasetIn
@@ -31,6 +32,7 @@ from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.idpages import MAX_LIMIT, every_item, with_items
 from redline.jsonio import dumps
+from redline.sentences import counted
 
 # How much of a datapoint's inputs and expected output a table row shows.
 _CELL = 60
@@ -175,8 +177,9 @@ def export_dataset(context: CliContext, dataset: str, output: Path | None) -> No
         view = find_dataset(session, actor, dataset)
         written = 0
         with open_output(output) as sink:
-            for datapoint in _datapoints(session, actor, view.dataset.id):
+            datapoints = _datapoints(session, actor, view.dataset.id)
+            for datapoint in track(datapoints, f'Exporting "{view.dataset.name}"', noun="datapoint"):
                 sink.write(dumps(datapoint_dict(datapoint, actor.workspace_id)) + b"\n")
                 written += 1
     if output is not None:
-        click.echo(f'Wrote {written} datapoints of "{view.dataset.name}" to {output}.')
+        click.echo(f'Wrote {counted(written, "datapoint")} of "{view.dataset.name}" to {output}.')

@@ -2,24 +2,40 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 import click
 
 from redline import demo as demo_data
 from redline.cli.context import CliContext, fail, pass_context
+from redline.cli.progress import Progress, say
 from redline.errors import RedlineError
 
 
 def seed_demo(context: CliContext, project: str | None, count: int) -> None:
     """Seed the named project (or the first one) with every part of the demo, a line per part as it is
-    done; `serve --demo` calls it too."""
+    done; `serve --demo` calls it too.
+
+    On a terminal a bar on standard error counts the parts, with each part's line above it; elsewhere the
+    lines alone are the progress (the plain-line mode of the other long commands would only repeat them).
+    """
     db = context.ready_database()
     started = time.perf_counter()
+    bar = Progress("Seeding the demo", noun="part", total=demo_data.PARTS) if sys.stderr.isatty() else None
+
+    def report(line: str) -> None:
+        say(line, err=False)
+        if bar is not None:
+            bar.advance()
+
     try:
-        summary = demo_data.seed(db, project, count=count, report=click.echo)
+        summary = demo_data.seed(db, project, count=count, report=report)
     except RedlineError as error:
         raise fail(error) from error
+    finally:
+        if bar is not None:
+            bar.close()
     seconds = time.perf_counter() - started
     click.echo(f'Demo ready in project "{summary.project}" in {seconds:.1f} s.')
 

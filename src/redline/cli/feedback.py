@@ -9,7 +9,6 @@ import click
 from redline.annotations.export import export_chunks
 from redline.cli.context import (
     CliContext,
-    counted,
     fail,
     open_output,
     output_option,
@@ -26,6 +25,7 @@ from redline.learning import exports
 from redline.learning import service as learning
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.learning.service import MAX_PAIRS_LIMIT
+from redline.sentences import counted
 
 
 @click.group("annotations")

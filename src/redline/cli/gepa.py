@@ -10,14 +10,15 @@ import click
 from redline.cli.context import (
     CliContext,
     as_operator,
-    counted,
     output_option,
     pass_context,
     trace_ids,
     write_json_lines,
 )
+from redline.cli.progress import track
 from redline.identity import service as identity
 from redline.learning import gepa
+from redline.sentences import counted
 
 
 @click.group("gepa")
@@ -45,7 +46,7 @@ def export(
     with as_operator(context, write=False) as (session, actor):
         target = identity.find_project(session, actor, project)
         lines = gepa.feedback_records(session, actor, target.id, trace_ids=chosen, limit=limit)
-        count = write_json_lines(output, lines)
+        count = write_json_lines(output, track(lines, "Writing GEPA records", noun="record", total=limit))
     records = counted(count, "record")
     if output:
         click.echo(f'Wrote {records} of project "{target.name}" to {output}.')

@@ -180,13 +180,14 @@ class ShareProgress:
         click.echo(f"{self.label}: {outcome} after {seconds:.1f} s.", file=self._stream)
 
 
-def say(message: str) -> None:
-    """A line for the operator on standard error, above a bar being drawn rather than through it."""
+def say(message: str, *, err: bool = True) -> None:
+    """A line for the operator on standard error (or standard output, `err=False`), above a bar being
+    drawn rather than through it."""
     bars = sys.modules.get("tqdm")
     if bars is not None:
-        bars.tqdm.write(message, file=sys.stderr)
+        bars.tqdm.write(message, file=sys.stderr if err else sys.stdout)
     else:
-        click.echo(message, err=True)
+        click.echo(message, err=err)
 
 
 def progress(label: str, *, noun: str, total: int | None = None) -> Progress:

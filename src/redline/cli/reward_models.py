@@ -20,7 +20,6 @@ from sqlalchemy.orm import Session
 from redline.cli.context import (
     CliContext,
     as_operator,
-    counted,
     fail,
     output_option,
     pass_context,
@@ -39,6 +38,7 @@ from redline.learning import autoscore, exports, scoring, trl_train
 from redline.learning import service as learning
 from redline.learning.models import RewardModel
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
+from redline.sentences import counted
 
 
 @click.group("reward-models")

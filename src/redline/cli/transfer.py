@@ -12,7 +12,6 @@ from sqlalchemy.orm import Session
 
 from redline.cli.context import (
     CliContext,
-    counted,
     fail,
     lock_waits,
     open_output,
@@ -25,6 +24,7 @@ from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
+from redline.sentences import counted
 from redline.traces import service as traces
 from redline.traces.importers.base import Skipped
 from redline.traces.importers.filling import with_agent, with_content_ids

@@ -24,6 +24,6 @@ transaction. People and reward models belong to the workspace, so a second proje
 from __future__ import annotations
 
 from redline.demo.runs import DEFAULT_COUNT
-from redline.demo.seed import DemoSummary, Report, seed
+from redline.demo.seed import PARTS, DemoSummary, Report, seed
 
-__all__ = ["DEFAULT_COUNT", "DemoSummary", "Report", "seed"]
+__all__ = ["DEFAULT_COUNT", "PARTS", "DemoSummary", "Report", "seed"]

@@ -13,6 +13,10 @@ from redline.identity import service as identity
 # Told each part's sentence as soon as the part is done (the CLI prints it).
 Report = Callable[[str], None]
 
+# How many parts `seed` reports, one sentence each: runs, people, the expert queue, the annotation queue,
+# the dataset and the reward model (the CLI's progress bar counts them).
+PARTS = 6
+
 
 @dataclass(frozen=True)
 class DemoSummary:
