@@ -8,7 +8,15 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redline.learning.figures import Figure, accuracy_text, config_figures, duration_text, metric_figures
+from redline.learning.figures import (
+    Figure,
+    accuracy_text,
+    config_figures,
+    duration_text,
+    metric_figures,
+    validation_percent,
+    validation_text,
+)
 
 METRICS = {
     "kind": "hashed-ngram-bt",
@@ -75,6 +83,15 @@ def test_the_metrics_read_as_people_say_them() -> None:
 def test_no_held_out_pairs_is_said_not_shown_as_a_number() -> None:
     figures = metric_figures({"validation": {"pairs": 0, "accuracy": None}})
     assert figures[0].value == "not measured: no pairs were held out"
+
+
+def test_one_models_validation_accuracy_alone() -> None:
+    # With its range for a sentence, as the figures say it; as a bare percentage for a column.
+    assert validation_text(METRICS) == "71% (95% range 36–92%) on 7 pairs"
+    assert validation_percent(METRICS) == "71%"
+    for unmeasured in (None, {}, {"validation": None}, {"validation": {"pairs": 0, "accuracy": None}}):
+        assert validation_text(unmeasured) == "not measured: no pairs were held out"
+        assert validation_percent(unmeasured) == "-"
 
 
 def test_the_config_shows_what_was_asked_and_the_defaults_taken() -> None:

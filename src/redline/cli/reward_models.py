@@ -34,8 +34,9 @@ from redline.errors import NotFound, RedlineError
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jsonio import dumps
-from redline.learning import autoscore, exports, scoring, trl_train
+from redline.learning import autoscore, exports, figures, scoring, trl_train
 from redline.learning import service as learning
+from redline.learning.figures import Figure
 from redline.learning.models import RewardModel
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.sentences import counted
@@ -84,15 +85,11 @@ def _progress(session: Session, model: RewardModel) -> str | None:
     return f"{fraction:.0%}" + (f" ({note})" if note else "")
 
 
-def _validation(metrics: dict[str, Any] | None) -> float | None:
-    """The share of held-out pairs the model orders right, if it was measured."""
-    accuracy = ((metrics or {}).get("validation") or {}).get("accuracy")
-    return float(accuracy) if accuracy is not None else None
-
-
-def _accuracy(metrics: dict[str, Any] | None) -> str:
-    accuracy = _validation(metrics)
-    return "-" if accuracy is None else f"{accuracy:.3f}"
+def _echo_figures(heading: str, shown: list[Figure]) -> None:
+    """The figures as the console's model page shows them, one a line, each note after it in parentheses."""
+    click.echo(f"  {heading}:")
+    for figure in shown:
+        click.echo(f"    {figure.label}: {figure.value}" + (f" ({figure.note})" if figure.note else ""))
 
 
 # ------------------------------------------------------------------------------------------- commands
@@ -112,7 +109,7 @@ def list_models(context: CliContext) -> None:
                 model.status,
                 str(model.num_pairs),
                 str(counts[model.id]),
-                _accuracy(model.metrics),
+                figures.validation_percent(model.metrics),
                 when_text(model.created_at),
             )
             for model in models
@@ -144,36 +141,9 @@ def show_model(context: CliContext, model_ref: str, as_json: bool) -> None:
         click.echo(f"  error: {model.error}")
     click.echo(f"  pairs: {model.num_pairs} from {counted(traces, 'trace')} (at most {model.max_pairs})")
     click.echo(f"  created: {when_text(model.created_at)}; finished: {when_text(model.finished_at)}")
+    _echo_figures("training config", figures.config_figures(model.training_config))
     if model.metrics:
-        click.echo(f"  validation accuracy: {_accuracy(model.metrics)}")
-        click.echo("  metrics:")
-        for label, value in figures(model.metrics):
-            click.echo(f"    {label}: {value}")
-
-
-def figures(metrics: dict[str, Any], within: str = "") -> Iterator[tuple[str, str]]:
-    """The metrics as (label, value) for people, in stored order: nested groups named by their path
-    ("pairs validation"), shares as percentages, seconds with their unit, a {pairs, accuracy} group as
-    "87.5% of 8 pairs"."""
-    for key, value in metrics.items():
-        label = f"{within}{key.replace('_', ' ')}"
-        if isinstance(value, dict) and set(value) == {"pairs", "accuracy"}:
-            yield label, f"{_share(value['accuracy'])} of {counted(value['pairs'], 'pair')}"
-        elif isinstance(value, dict):
-            yield from figures(value, f"{label} ")
-        elif key.endswith("accuracy"):
-            yield label, _share(value)
-        elif key.endswith("_seconds") and isinstance(value, int | float):
-            yield label.removesuffix(" seconds"), f"{value:g} s"
-        elif isinstance(value, list):
-            yield label, ", ".join(str(item) for item in value) or "-"
-        else:
-            yield label, "-" if value is None else str(value)
-
-
-def _share(value: object) -> str:
-    """An accuracy (0–1) as a percentage; "-" where there was nothing to measure."""
-    return f"{value:.1%}" if isinstance(value, int | float) else "-"
+        _echo_figures("metrics", figures.metric_figures(model.metrics))
 
 
 @reward_models_group.command("create")
@@ -247,7 +217,8 @@ def _wait_for_training(context: CliContext, model_id: uuid.UUID, name: str) -> N
     shown.close(model.status)
     if model.status != "ready":
         raise click.ClickException(f'Training "{name}" failed: {model.error or model.status_detail}')
-    click.echo(f'Reward model "{name}" is ready: validation accuracy {_share(_validation(model.metrics))}.')
+    accuracy = figures.validation_text(model.metrics)
+    click.echo(f'Reward model "{name}" is ready: validation accuracy {accuracy}.')
 
 
 @reward_models_group.command("pairs")

@@ -155,6 +155,24 @@ _METRICS = {
 }
 
 
+def _validation(metrics: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    validation = (metrics or {}).get("validation")
+    return validation if isinstance(validation, Mapping) else None
+
+
+def validation_text(metrics: Mapping[str, Any] | None) -> str:
+    """The validation accuracy with its range, as the figures say it, for a sentence about one model."""
+    validation = _validation(metrics) or {}
+    return accuracy_text(validation.get("accuracy"), _count(validation, "pairs"))
+
+
+def validation_percent(metrics: Mapping[str, Any] | None) -> str:
+    """The validation accuracy alone ("78%"), "-" where none was measured: for a column of many models,
+    where a range would not fit."""
+    accuracy = (_validation(metrics) or {}).get("accuracy")
+    return percent(accuracy) if isinstance(accuracy, int | float) and not isinstance(accuracy, bool) else "-"
+
+
 def metric_figures(metrics: Mapping[str, Any]) -> list[Figure]:
     """What training measured, the headline figures first."""
     figures: list[Figure] = []
@@ -174,12 +192,12 @@ def metric_figures(metrics: Mapping[str, Any]) -> list[Figure]:
                 _plain(metrics["split"]) if "split" in metrics else None,
             )
         )
-    validation = metrics.get("validation")
-    if isinstance(validation, Mapping):
+    validation = _validation(metrics)
+    if validation is not None:
         figures.append(
             Figure(
                 "Validation accuracy",
-                accuracy_text(validation.get("accuracy"), _count(validation, "pairs")),
+                validation_text(metrics),
                 "the share of held-out pairs the model orders right (a tie counts half)",
             )
         )
