@@ -24,7 +24,7 @@ from redline.demo.runs import DemoRun, completed
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jobs.worker import JobWorker
-from redline.learning import autoscore, scoring, training
+from redline.learning import autoscore, figures, scoring, training
 from redline.learning import service as learning
 from redline.learning.models import RewardModel
 from redline.traces import service as traces
@@ -117,11 +117,6 @@ def _score_and_activate(db: Database, project_id: uuid.UUID, runs: Sequence[Demo
         return model
 
 
-def _accuracy(model: RewardModel) -> str:
-    accuracy = ((model.metrics or {}).get("validation") or {}).get("accuracy")
-    return "-" if accuracy is None else f"{accuracy:.0%}"
-
-
 def seed_reward_model(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRun], crew: People) -> str:
     made = _create(db, runs, crew)
     with db.read() as session:
@@ -135,5 +130,5 @@ def seed_reward_model(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
     source = f" from {made[1]} ratings" if made is not None else " (already there)"
     return (
         f'Reward model: "{MODEL}" trained on {model.num_pairs} pairs{source}, ready with validation '
-        f"accuracy {_accuracy(model)}; it has scored the {len(runs)} runs and is the project's active model."
+        f"accuracy {figures.validation_percent(model.metrics)}; it has scored the {len(runs)} runs and is the project's active model."
     )
