@@ -129,6 +129,7 @@ def seed_reward_model(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
         return f'Reward model: "{MODEL}" is {model.status}, not ready: {model.error or model.status_detail}'
     source = f" from {made[1]} ratings" if made is not None else " (already there)"
     return (
-        f'Reward model: "{MODEL}" trained on {model.num_pairs} pairs{source}, ready with validation '
-        f"accuracy {figures.validation_percent(model.metrics)}; it has scored the {len(runs)} runs and is the project's active model."
+        f'Reward model: "{MODEL}" trained on {model.num_pairs} pairs{source}, ready with validation accuracy '
+        f"{figures.validation_percent(model.metrics)}; it has scored the {len(runs)} runs and is the project's "
+        "active model."
     )
