@@ -130,6 +130,6 @@ def seed_reward_model(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
     source = f" from {made[1]} ratings" if made is not None else " (already there)"
     return (
         f'Reward model: "{MODEL}" trained on {model.num_pairs} pairs{source}, ready with validation accuracy '
-        f"{figures.validation_percent(model.metrics)}; it has scored the {len(runs)} runs and is the project's "
-        "active model."
+        f"{figures.validation_percent(model.metrics)}; it has scored the {len(runs)} runs and is the "
+        "project's active model."
     )
