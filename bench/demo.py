@@ -1,7 +1,7 @@
 """`redline demo` timed as a user runs it: a subprocess on a fresh store, then again on the same store.
 
 For each store (`--store sqlite|postgresql|both`) the script makes a fresh store (`_server.fresh_store`),
-runs `redline projects list` first so the first start (migrating, bootstrapping) is timed apart, then
+runs `redline db upgrade` first so the first start (migrating, bootstrapping) is timed apart, then
 `redline demo` twice. Each run's wall time includes starting the interpreter and importing redline;
 each part's time is the gap between the lines the command prints as it finishes each part (read as
 they arrive), and `demo s` is the figure the command reports for its own work. `load` is the 1-minute
@@ -60,8 +60,8 @@ def main() -> None:
     options = parser.parse_args()
     for kind in store_kinds(options.store):
         with fresh_store(kind, options.postgres_url, database="redline_bench_demo") as store:
-            first_start, _, _ = _timed(store, "projects", "list")
-            print(f"{kind}: first start (redline projects list) {first_start:.1f} s")
+            first_start, _, _ = _timed(store, "db", "upgrade")
+            print(f"{kind}: first start (redline db upgrade) {first_start:.1f} s")
             for label in ("first demo", "again"):
                 wall, parts, own = _timed(store, "demo")
                 each = ", ".join(f"{name} {seconds:.2f}" for name, seconds in parts)
