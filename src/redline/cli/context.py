@@ -63,9 +63,8 @@ class CliContext:
         try:
             yield
         except OperationalError as error:
-            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
             where = shown_url(self.settings().database_url)
-            raise click.ClickException(f"Can't open the store {where}: {reason}") from None
+            raise click.ClickException(f"Can't open the store {where}: {_reason(error)}") from None
 
     def ready_database(self) -> Database:
         """The store, ready for the command that runs: made or migrated by one of STORE_MAKERS, opened
@@ -151,7 +150,6 @@ def _no_store(url: str, why: str) -> click.ClickException:
 
 def _announce_first_start(first: identity.Bootstrap) -> None:
     """Said on standard error: it is for the operator, and standard output may be data (an export)."""
-    say = partial(click.echo, err=True)
     say(
         f'First start: made workspace "{first.workspace.name}", project "{first.project.name}" '
         f'({first.project.id}) and admin user "{first.admin.name}".'
@@ -265,6 +263,7 @@ def still_busy(error: StillBusy, done: str = "") -> click.ClickException:
 
 
 def _reason(error: OperationalError) -> str:
+    """The store's own first line of why, without SQLAlchemy's wrapping."""
     return str(error.orig).strip().splitlines()[0] if error.orig else str(error)
 
 

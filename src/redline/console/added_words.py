@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from redline.sentences import counted
+
 Kind = Literal["queue", "dataset"]
 # Refs a sentence names before it says how many more there are.
 NAMED_AT_MOST = 10
-
-
-def traces(count: int) -> str:
-    return f"{count:,} trace" if count == 1 else f"{count:,} traces"
 
 
 def _were(count: int) -> str:
@@ -26,13 +24,13 @@ def added_sentence(added: int, already: int, kind: Kind, name: str | None = None
     own, `name` says which one: "Added 29 traces to the queue “Refund review”; …"."""
     place = f" to the {kind} “{name}”" if name else ""
     if added and already:
-        return f"Added {traces(added)}{place}; {already:,} {_were(already)} already in the {kind}."
+        return f"Added {counted(added, 'trace')}{place}; {already:,} {_were(already)} already in the {kind}."
     if added:
-        return f"Added {traces(added)}{place}."
+        return f"Added {counted(added, 'trace')}{place}."
     if already == 1:
         return f"Nothing was added{place}: the trace was already in the {kind}."
     if already:
-        return f"Nothing was added{place}: all {traces(already)} were already in the {kind}."
+        return f"Nothing was added{place}: all {counted(already, 'trace')} were already in the {kind}."
     return f"Nothing was added{place}."
 
 
@@ -64,4 +62,4 @@ def missed_sentence(count: int, kind: Kind) -> str:
         if kind == "queue"
         else f"{they} gone, or in a project you can't read"
     )
-    return f"{traces(count)} of the selection {_were(count)} not added: {where}."
+    return f"{counted(count, 'trace')} of the selection {_were(count)} not added: {where}."

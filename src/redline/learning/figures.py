@@ -16,6 +16,7 @@ from typing import Any
 
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.learning.rewardmodel import DEFAULT_KIND
+from redline.sentences import counted
 from redline.stats.confidence import wilson
 
 
@@ -37,8 +38,7 @@ def accuracy_text(accuracy: float | None, pairs: int) -> str:
     if accuracy is None or pairs <= 0:
         return "not measured: no pairs were held out"
     low, high = wilson(accuracy, pairs)
-    on = "1 pair" if pairs == 1 else f"{pairs:,} pairs"
-    return f"{percent(accuracy)} (95% range {low * 100:.0f}–{percent(high)}) on {on}"
+    return f"{percent(accuracy)} (95% range {low * 100:.0f}–{percent(high)}) on {counted(pairs, 'pair')}"
 
 
 def duration_text(seconds: float) -> str:
