@@ -30,8 +30,9 @@ class Added:
 
 
 def batches(values: Iterable[T], size: int = IN_LIST_CHUNK) -> Iterator[list[T]]:
-    """The values a list of `size` at a time, each value once (the first time it comes), so a
-    selection read from a generator is never held whole."""
+    """The values a list of `size` at a time, each value once (the first time it comes): a selection
+    read from a generator is never held whole as rows, only the set of values already seen, to take
+    each once."""
     seen: set[T] = set()
     source = iter(values)
     while chunk := list(islice(source, size)):
