@@ -1,0 +1,57 @@
+"""Attribute values as instrumentors send them: JSON or structured, counts as text, flattened lists."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from redline.traces.otlp.values import as_float, as_int, as_text, first, json_value, prefixed, unflatten
+
+
+def test_json_text_is_parsed_and_structured_values_pass_through() -> None:
+    assert json_value('[{"role": "user"}]') == [{"role": "user"}]
+    assert json_value([{"role": "user"}]) == [{"role": "user"}]
+    assert json_value('"Done."') == "Done."
+    assert json_value("42") == 42
+    assert json_value("not json {") == "not json {"
+    assert json_value("{broken") == "{broken"
+    assert json_value("2+2?") == "2+2?"
+
+
+def test_counts_are_read_from_numbers_and_text_but_not_from_anything_else() -> None:
+    assert [as_int(v) for v in (52, "52", " 7 ", 3.0, 3.5, True, None, "x", [1])] == [
+        52, 52, 7, 3, None, None, None, None, None
+    ]  # fmt: skip
+    assert [as_float(v) for v in (0.25, "0.5", 2, False, "x")] == [0.25, 0.5, 2.0, None, None]
+    assert [as_text(v) for v in ("a", 1, 1.5, True, None, [1])] == ["a", "1", "1.5", "true", None, None]
+
+
+def test_first_present_name_wins_and_prefixed_strips_the_prefix() -> None:
+    attributes = {"b": None, "c": 0, "a.x": 1, "a.y.z": 2, "ab": 3, "a.": 4}
+    assert first(attributes, ("a", "b", "c")) == 0
+    assert prefixed(attributes, "a.") == {"x": 1, "y.z": 2}
+
+
+def test_a_flattened_conversation_is_rebuilt_in_numeric_order() -> None:
+    attributes = {
+        "llm.input_messages.10.message.role": "user",
+        "llm.input_messages.2.message.role": "assistant",
+        "llm.input_messages.2.message.tool_calls.0.tool_call.id": "call_1",
+        "llm.input_messages.2.message.tool_calls.1.tool_call.id": "call_2",
+        "llm.input_messages.0.message.role": "system",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.input_messages.note": "not an item",
+    }
+    calls = [{"tool_call": {"id": "call_1"}}, {"tool_call": {"id": "call_2"}}]
+    assert unflatten(attributes, "llm.input_messages") == [
+        {"message": {"role": "system"}},
+        {"message": {"role": "assistant", "tool_calls": calls}},
+        {"message": {"role": "user"}},
+    ]
+    assert unflatten({}, "llm.input_messages") == []
+
+
+@given(st.lists(st.integers(min_value=0, max_value=300), unique=True))
+def test_gaps_are_skipped_and_survivors_keep_their_order(positions: list[int]) -> None:
+    attributes = {f"gen_ai.prompt.{i}.content": f"m{i}" for i in positions}
+    assert unflatten(attributes, "gen_ai.prompt") == [{"content": f"m{i}"} for i in sorted(positions)]
