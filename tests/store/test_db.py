@@ -129,6 +129,8 @@ def test_bulk_insert_stores_exactly_what_sqlalchemy_would(db: Database) -> None:
         "created_at": when,
         "updated_at": when,
         "erased_at": None,
+        "hidden": False,
+        "settled_at": None,
     }
     table = cast(Table, Trace.__table__)
     with db.write() as session:

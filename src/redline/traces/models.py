@@ -6,7 +6,19 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    SmallInteger,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from redline.db import Base, JSONDocument, UTCDateTime, new_id, utcnow
@@ -65,6 +77,8 @@ class Trace(Base):
         # The console's list sorts by step count or status: each a keyset walk on (key, id) in a project.
         Index("ix_traces_project_steps", "project_id", "step_count", "id"),
         Index("ix_traces_project_status", "project_id", "status", "id"),
+        # OTLP ingest finds a trace id's run in any project, to keep one trace in one project.
+        Index("ix_traces_external_id", "external_id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
@@ -87,6 +101,12 @@ class Trace(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     erased_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A run whose spans say nothing about AI (only HTTP and database spans) is kept but left out of run
+    # lists and queue rules until a span gives it steps.
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # When the run was complete enough for rules and scoring to see it: at once for a run sent whole;
+    # for a run assembled from OTLP spans, once no span has come for a while (otlp-ingest §8.9).
+    settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Step(Base):
@@ -106,8 +126,42 @@ class Step(Base):
     meta: Mapped[dict[str, Any] | None] = mapped_column("metadata", JSONDocument, nullable=True)
 
 
+class OtlpResource(Base):
+    """The resource (the process that sent spans: service name, SDK, host) of OTLP spans, kept once per
+    distinct content in a project and referenced by each span."""
+
+    __tablename__ = "otlp_resources"
+    __table_args__ = (UniqueConstraint("project_id", "content_hash"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class OtlpScope(Base):
+    """The instrumentation scope (the library that made a span) of OTLP spans, kept once per project."""
+
+    __tablename__ = "otlp_scopes"
+    __table_args__ = (UniqueConstraint("project_id", "content_hash"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(Text)
+    version: Mapped[str] = mapped_column(Text)
+    attributes: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class Span(Base):
-    """One timed operation of a trace (a model call, a tool execution), as tracers report them."""
+    """One timed operation of a trace (a model call, a tool execution), as tracers report them.
+
+    A span sent over OTLP is kept as received (the columns from `otel_kind` on, otlp-ingest §3.1), so a
+    later mapping can be re-run over it; `kind`, `model`, the token counts, `cost` and `error` are what
+    Redline read from its attributes.
+    """
 
     __tablename__ = "spans"
     __table_args__ = (UniqueConstraint("trace_id", "span_id"),)
@@ -121,3 +175,24 @@ class Span(Base):
     attributes: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    model: Mapped[str | None] = mapped_column(String(200))
+    input_tokens: Mapped[int | None] = mapped_column(Integer)
+    output_tokens: Mapped[int | None] = mapped_column(Integer)
+    cost: Mapped[float | None] = mapped_column(Float)
+    error: Mapped[bool | None] = mapped_column(Boolean)
+    otel_kind: Mapped[int | None] = mapped_column(SmallInteger)
+    start_ns: Mapped[int | None] = mapped_column(BigInteger)
+    end_ns: Mapped[int | None] = mapped_column(BigInteger)
+    status_code: Mapped[int | None] = mapped_column(SmallInteger)
+    status_message: Mapped[str | None] = mapped_column(Text)
+    trace_state: Mapped[str | None] = mapped_column(Text)
+    flags: Mapped[int | None] = mapped_column(BigInteger)
+    events: Mapped[list[Any] | None] = mapped_column(JSONDocument, nullable=True)
+    links: Mapped[list[Any] | None] = mapped_column(JSONDocument, nullable=True)
+    dropped_attributes: Mapped[int | None] = mapped_column(Integer)
+    dropped_events: Mapped[int | None] = mapped_column(Integer)
+    dropped_links: Mapped[int | None] = mapped_column(Integer)
+    resource_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("otlp_resources.id", ondelete="SET NULL"))
+    scope_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("otlp_scopes.id", ondelete="SET NULL"))
+    received_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    content_hash: Mapped[str | None] = mapped_column(String(64))

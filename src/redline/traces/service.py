@@ -265,6 +265,9 @@ def ingest_runs(
             "step_count": len(run.steps),
             "updated_at": now,
             "erased_at": None,
+            # A run sent whole is complete as it arrives: listed, and settled for rules and scoring.
+            "hidden": False,
+            "settled_at": now,
         }
         if replaced_id:
             writes.replaced_traces.append({"b_id": replaced_id, **row})

@@ -1,0 +1,111 @@
+"""OTLP ingest: spans kept as received (with what Redline read from them), each distinct resource and
+instrumentation scope once per project, and the two run flags derivation needs (hidden, settled)
+
+Revision ID: 0010_otlp_spans
+Revises: 0009_feedback_assessments
+Create Date: 2026-12-02 02:10:00.000000
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+from sqlalchemy.dialects import postgresql
+
+revision = "0010_otlp_spans"
+down_revision = "0009_feedback_assessments"
+branch_labels = None
+depends_on = None
+
+# JSON: TEXT on SQLite (no numeric affinity), JSONB on PostgreSQL, as redline.db.JSONDocument.
+JSON_DOCUMENT = (
+    sa.JSON()
+    .with_variant(sa.Text(), "sqlite")
+    .with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
+)
+
+
+def _span_columns() -> list[sa.Column]:  # type: ignore[type-arg]
+    """The spans table's new columns, made afresh for each use (a Column belongs to one table)."""
+    return [
+        sa.Column("model", sa.String(length=200), nullable=True),
+        sa.Column("input_tokens", sa.Integer(), nullable=True),
+        sa.Column("output_tokens", sa.Integer(), nullable=True),
+        sa.Column("cost", sa.Float(), nullable=True),
+        sa.Column("error", sa.Boolean(), nullable=True),
+        sa.Column("otel_kind", sa.SmallInteger(), nullable=True),
+        sa.Column("start_ns", sa.BigInteger(), nullable=True),
+        sa.Column("end_ns", sa.BigInteger(), nullable=True),
+        sa.Column("status_code", sa.SmallInteger(), nullable=True),
+        sa.Column("status_message", sa.Text(), nullable=True),
+        sa.Column("trace_state", sa.Text(), nullable=True),
+        sa.Column("flags", sa.BigInteger(), nullable=True),
+        sa.Column("events", JSON_DOCUMENT, nullable=True),
+        sa.Column("links", JSON_DOCUMENT, nullable=True),
+        sa.Column("dropped_attributes", sa.Integer(), nullable=True),
+        sa.Column("dropped_events", sa.Integer(), nullable=True),
+        sa.Column("dropped_links", sa.Integer(), nullable=True),
+        sa.Column("resource_id", sa.Uuid(), nullable=True),
+        sa.Column("scope_id", sa.Uuid(), nullable=True),
+        sa.Column("received_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("content_hash", sa.String(length=64), nullable=True),
+    ]
+
+
+def _kept_once(name: str, *columns: sa.Column) -> None:  # type: ignore[type-arg]
+    op.create_table(
+        name,
+        sa.Column("id", sa.Uuid(), nullable=False),
+        sa.Column("project_id", sa.Uuid(), nullable=False),
+        sa.Column("content_hash", sa.String(length=64), nullable=False),
+        *columns,
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["project_id"], ["projects.id"], name=op.f(f"fk_{name}_project_id_projects"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f(f"pk_{name}")),
+        sa.UniqueConstraint("project_id", "content_hash", name=op.f(f"uq_{name}_project_id_content_hash")),
+    )
+
+
+def upgrade() -> None:
+    _kept_once("otlp_resources", sa.Column("attributes", JSON_DOCUMENT, nullable=False))
+    _kept_once(
+        "otlp_scopes",
+        sa.Column("name", sa.Text(), nullable=False),
+        sa.Column("version", sa.Text(), nullable=False),
+        sa.Column("attributes", JSON_DOCUMENT, nullable=True),
+    )
+    with op.batch_alter_table("spans") as batch:
+        for column in _span_columns():
+            batch.add_column(column)
+        batch.create_foreign_key(
+            op.f("fk_spans_resource_id_otlp_resources"),
+            "otlp_resources",
+            ["resource_id"],
+            ["id"],
+            ondelete="SET NULL",
+        )
+        batch.create_foreign_key(
+            op.f("fk_spans_scope_id_otlp_scopes"), "otlp_scopes", ["scope_id"], ["id"], ondelete="SET NULL"
+        )
+    with op.batch_alter_table("traces") as batch:
+        batch.add_column(sa.Column("hidden", sa.Boolean(), server_default=sa.false(), nullable=False))
+        batch.add_column(sa.Column("settled_at", sa.DateTime(timezone=True), nullable=True))
+        batch.create_index("ix_traces_external_id", ["external_id"])
+    # Every run stored before OTLP was sent whole: it settled when it was written.
+    op.execute("UPDATE traces SET settled_at = created_at")
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("traces") as batch:
+        batch.drop_index("ix_traces_external_id")
+        batch.drop_column("settled_at")
+        batch.drop_column("hidden")
+    with op.batch_alter_table("spans") as batch:
+        batch.drop_constraint(op.f("fk_spans_scope_id_otlp_scopes"), type_="foreignkey")
+        batch.drop_constraint(op.f("fk_spans_resource_id_otlp_resources"), type_="foreignkey")
+        for column in reversed(_span_columns()):
+            batch.drop_column(column.name)
+    op.drop_table("otlp_scopes")
+    op.drop_table("otlp_resources")
