@@ -38,11 +38,11 @@ from redline import migrate
 from redline.annotations.models import Annotation
 from redline.db import Database, make_engine
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.learning import assessments
 from redline.learning import service as learning
 from redline.learning.models import FeedbackAssessment
 from redline.llm import OpenAICompatibleChat
-from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
 
@@ -127,7 +127,7 @@ def seeded(url: str, count: int) -> tuple[Database, uuid.UUID, list[uuid.UUID]]:
             runs.append(
                 RunIn(project_id=first.project.id, external_id=f"r{number}", status="completed", steps=steps)
             )
-        stored = traces.ingest_runs(session, actor, runs)
+        stored = ingest.record_runs(session, actor, runs)
         trace_ids = [run.id for run in stored]
         model = learning.create(
             session, actor, name="bench", trace_ids=trace_ids, config={}, feedback_llm=True

@@ -46,10 +46,10 @@ from redline.datasets.schemas import DatasetIn
 from redline.db import Database, make_engine, utcnow
 from redline.identity import service as identity
 from redline.identity.models import Principal
+from redline.ingest import runs as ingest
 from redline.queues import service as queues
 from redline.queues.models import QueueItem
 from redline.queues.schemas import QueueIn
-from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 
 BENCH_DATABASE = "redline_bench_console_actions"
@@ -99,7 +99,7 @@ def measure(kind: str, url: str, runs: int, repeat: int) -> list[Figure]:
     for start in range(0, runs, BATCH):
         with db.write() as session:
             actor = identity.Actor.of(session.get_one(Principal, admin_id))
-            traces.ingest_runs(session, actor, _runs(project_id, start, min(BATCH, runs - start)))
+            ingest.record_runs(session, actor, _runs(project_id, start, min(BATCH, runs - start)))
     with db.write() as session:
         actor = identity.Actor.of(session.get_one(Principal, admin_id))
         queue_in = QueueIn(display_name="Bench queue", description="", project_id=str(project_id))

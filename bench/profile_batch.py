@@ -5,7 +5,7 @@ endpoint runs in a worker thread that cProfile does not see, so instead of profi
 calls, in order, the same functions a request goes through, in this thread:
 
     body -> json.loads (starlette's Request.json) -> RunBatchIn validation (FastAPI's body field)
-    -> authenticate (the bearer dependency) -> traces.ingest_runs (row building, then _write's
+    -> authenticate (the bearer dependency) -> ingest.record_runs (row building, then _write's
     INSERTs) -> COMMIT -> the 201 answer rendered with orjson
 
 and then posts more batches through starlette's TestClient, so what the pieces leave out (ASGI,
@@ -44,6 +44,7 @@ from redline.app import create_app
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity
+from redline.ingest import runs as arrival
 from redline.surfaces.responses import JSONBody
 from redline.traces import service as traces
 from redline.traces.schemas import RunBatchIn
@@ -164,7 +165,7 @@ def one_batch(db: Database, body: bytes, meters: Meters) -> Pieces:
     # The handler's `with db.write()`, opened by hand so the COMMIT at its end gets a clock of its own.
     transaction = db.write()
     session = transaction.__enter__()
-    stored = piece("ingest_runs", lambda: traces.ingest_runs(session, actor, batch.runs))
+    stored = piece("ingest_runs", lambda: arrival.record_runs(session, actor, batch.runs))
     piece("commit", lambda: transaction.__exit__(None, None, None))
     ingest, ingest_gc = pieces.pop("ingest_runs")
     pieces["build rows"] = (ingest - meters.write, ingest_gc - meters.gc_in_write)

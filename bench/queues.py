@@ -50,10 +50,10 @@ from redline.db import Database, bulk_insert, make_engine, utcnow
 from redline.groups.models import CorrectorGroup
 from redline.identity import service as identity
 from redline.identity.models import Principal
+from redline.ingest import runs as ingest
 from redline.queues import autoqueue, expertrules
 from redline.queues.models import ExpertItem
 from redline.stats import rebuild
-from redline.traces import service as traces
 from redline.traces.models import Agent
 from redline.traces.schemas import RunIn
 
@@ -119,7 +119,7 @@ def _run(project_id: uuid.UUID, number: int, rng: random.Random) -> RunIn:
 
 def _record(bench: Bench, runs: Sequence[RunIn]) -> None:
     with bench.db.write() as session:
-        traces.ingest_runs(session, bench.actor(session), runs)
+        ingest.record_runs(session, bench.actor(session), runs)
 
 
 def _groups(bench: Bench) -> list[uuid.UUID]:

@@ -23,6 +23,7 @@ from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.db import Database
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.traces import service as traces
 from redline.traces.models import Step, Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -87,7 +88,7 @@ def _annotations(db: Database) -> None:
             )
             for external_id in (TRICKY[0], TRICKY[2], None)
         ]
-        stored = traces.ingest_runs(session, actor, runs)
+        stored = ingest.record_runs(session, actor, runs)
         made = []
         for number, run in enumerate(stored):
             steps = traces.get_run(session, actor, run.id).steps

@@ -25,7 +25,7 @@ from redline.db import Database
 from redline.errors import Invalid
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.traces import service as traces
+from redline.ingest import runs as ingest
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -47,7 +47,7 @@ def _store(db: Database) -> Store:
     admin = Actor.of(first.admin)
     project = str(first.project.id)
     with db.write() as session:
-        stored = traces.ingest_runs(
+        stored = ingest.record_runs(
             session,
             admin,
             [
@@ -287,7 +287,7 @@ def test_list_pages_past_the_services_limit_and_names_each_subject(database_url:
     store = _store(db)
     project = store.project_id
     with db.write() as session:
-        stored = traces.ingest_runs(
+        stored = ingest.record_runs(
             session,
             store.admin,
             [
@@ -330,7 +330,7 @@ def test_an_agent_name_in_two_projects_needs_the_project(database_url: str, db: 
     store = _store(db)
     with db.write() as session:
         other = identity.create_project(session, store.admin, "staging")
-        traces.ingest_runs(session, store.admin, [RunIn.model_validate(make_run(str(other.id)))])
+        ingest.record_runs(session, store.admin, [RunIn.model_validate(make_run(str(other.id)))])
     both = invoke(database_url, "corrections", "list", "--agent", "support-agent")
     assert (both.exit_code, both.stderr) == (
         1,

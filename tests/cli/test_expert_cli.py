@@ -19,8 +19,8 @@ from redline.db import Database
 from redline.groups import service as groups
 from redline.groups.schemas import GroupIn
 from redline.identity.service import Actor
+from redline.ingest import runs as ingest
 from redline.queues.rules import sampled
-from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -34,7 +34,7 @@ class Store:
 
     def runs(self, count: int = 1, **fields: Any) -> list[str]:
         with self.db.write() as session:
-            stored = traces.ingest_runs(
+            stored = ingest.record_runs(
                 session,
                 self.admin,
                 [RunIn.model_validate(make_run(self.project_id, **fields)) for _ in range(count)],

@@ -13,6 +13,7 @@ from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.cli.main import cli
 from redline.db import Database
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.traces import service as traces
 from redline.traces.schemas import RunIn, StepIn
 from tests.conftest import bootstrap_admin
@@ -23,7 +24,7 @@ def _two_rated_traces(db: Database) -> list[str]:
     first = bootstrap_admin(db)
     with db.write() as session:
         actor = identity.operator(session)
-        stored = traces.ingest_runs(
+        stored = ingest.record_runs(
             session,
             actor,
             [

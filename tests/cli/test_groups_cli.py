@@ -14,8 +14,8 @@ from redline.db import Database
 from redline.groups import service as groups
 from redline.identity import service as identity
 from redline.identity.service import Actor
+from redline.ingest import runs as ingest
 from redline.queues import expertrules
-from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -48,7 +48,7 @@ def admin(db: Database) -> Actor:
     first = bootstrap_admin(db)
     admin = Actor.of(first.admin)
     with db.write() as session:
-        traces.ingest_runs(session, admin, [RunIn.model_validate(make_run(str(first.project.id)))])
+        ingest.record_runs(session, admin, [RunIn.model_validate(make_run(str(first.project.id)))])
     return admin
 
 

@@ -18,9 +18,9 @@ from redline.annotations.schemas import AnnotationIn
 from redline.cli.main import cli
 from redline.db import Database
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.learning import service as learning
 from redline.learning.gepa import NO_FEEDBACK
-from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
 from tests.conftest import Harness, bootstrap_admin, run_waiting_jobs
@@ -167,7 +167,7 @@ def test_a_large_model_exports_every_pair_a_page_at_a_time(
     first = bootstrap_admin(db)
     with db.write() as session:
         actor = identity.operator(session)
-        stored = traces.ingest_runs(
+        stored = ingest.record_runs(
             session,
             actor,
             [
@@ -321,7 +321,7 @@ def test_gepa_export_pages_newest_first_and_leaves_erased_runs_out(
 def test_gepa_export_pages_through_more_runs_than_a_chunk(db: Database, database_url: str) -> None:
     first = bootstrap_admin(db)
     with db.write() as session:
-        stored = traces.ingest_runs(
+        stored = ingest.record_runs(
             session,
             identity.operator(session),
             [

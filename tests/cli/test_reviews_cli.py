@@ -17,11 +17,11 @@ from redline.datasets.schemas import DatapointIn, DatasetIn
 from redline.datasets.wire import datapoint_dict
 from redline.db import Database
 from redline.identity.service import Actor
+from redline.ingest import runs as ingest
 from redline.queues import service as queues
 from redline.queues.reviewing import save_review
 from redline.queues.schemas import ReviewValue
 from redline.reviews import service as reviews
-from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -55,7 +55,7 @@ def _store(db: Database, runs: int = 3) -> Store:
     admin = Actor.of(first.admin)
     project = str(first.project.id)
     with db.write() as session:
-        stored = traces.ingest_runs(
+        stored = ingest.record_runs(
             session,
             admin,
             [
@@ -215,7 +215,7 @@ def test_queue_automations(database_url: str, db: Database) -> None:
     assert '{"metadata":[{"op":"equals","path":"tier","value":"vip"}],"status":["completed"]}' in listed
 
     with db.write() as session:
-        traces.ingest_runs(
+        ingest.record_runs(
             session,
             store.admin,
             [

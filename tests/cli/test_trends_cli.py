@@ -13,8 +13,8 @@ from redline.corrections import service as corrections
 from redline.corrections.schemas import CorrectionIn
 from redline.db import Database
 from redline.identity.service import Actor
+from redline.ingest import runs as ingest
 from redline.queues import expertrules
-from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -28,7 +28,7 @@ def _corrected(db: Database, admin: Actor, project: str, version: str, right: in
     """`right + wrong` runs of `version`, each corrected once by the admin."""
     for index in range(right + wrong):
         with db.write() as session:
-            [run] = traces.ingest_runs(
+            [run] = ingest.record_runs(
                 session, admin, [RunIn.model_validate(make_run(project, agentVersion=version))]
             )
             verdict = (

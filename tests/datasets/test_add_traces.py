@@ -13,7 +13,7 @@ from redline.datasets.models import Datapoint
 from redline.datasets.schemas import DatasetIn
 from redline.db import Database
 from redline.identity import service as identity
-from redline.traces import service as traces
+from redline.ingest import runs as ingest
 from redline.traces.schemas import RunIn, StepIn
 from redline.traces.selection import Added
 from tests.conftest import bootstrap_admin
@@ -39,7 +39,7 @@ def test_each_trace_once_in_one_version(db: Database) -> None:
     first = bootstrap_admin(db)
     with db.write() as session:
         admin = identity.operator(session)
-        ids = [run.id for run in traces.ingest_runs(session, admin, _runs(first.project.id, 603))]
+        ids = [run.id for run in ingest.record_runs(session, admin, _runs(first.project.id, 603))]
         dataset = datasets.create_dataset(session, admin, DatasetIn(display_name="Regressions")).dataset.id
     with db.write() as session:
         assert datasets.add_traces(session, admin, dataset, ids[:2]) == Added(added=2)
@@ -66,7 +66,7 @@ def test_a_trace_the_caller_cannot_read_is_not_found_and_nothing_moves(db: Datab
     with db.write() as session:
         admin = identity.operator(session)
         second = identity.create_project(session, admin, "second")
-        [hidden] = traces.ingest_runs(session, admin, _runs(second.id, 1))
+        [hidden] = ingest.record_runs(session, admin, _runs(second.id, 1))
         writer = identity.create_user(session, admin, name="wes", kind="user")
         identity.set_member(session, admin, first.project.id, writer.id, "write")
         wes = identity.Actor.of(writer)

@@ -15,7 +15,7 @@ from redline.groups import service as groups
 from redline.groups.schemas import GroupIn
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.traces import service as traces
+from redline.ingest import runs as ingest
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -35,8 +35,8 @@ def _store(db: Database) -> Store:
     admin = Actor.of(first.admin)
     with db.write() as session:
         second = identity.create_project(session, admin, "second")
-        [run] = traces.ingest_runs(session, admin, [RunIn.model_validate(make_run(str(first.project.id)))])
-        [other] = traces.ingest_runs(session, admin, [RunIn.model_validate(make_run(str(second.id)))])
+        [run] = ingest.record_runs(session, admin, [RunIn.model_validate(make_run(str(first.project.id)))])
+        [other] = ingest.record_runs(session, admin, [RunIn.model_validate(make_run(str(second.id)))])
         agent, second_agent = run.agent_id, other.agent_id
         assert agent is not None
         assert second_agent is not None

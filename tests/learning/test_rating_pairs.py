@@ -12,6 +12,7 @@ from redline.annotations import service as annotation_service
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.learning.pairs import rating_pairs
 from redline.traces import service as traces
 from redline.traces.schemas import RunIn, StepIn
@@ -39,7 +40,7 @@ def _store(db: Database, names: dict[str, int]) -> tuple[dict[str, Any], identit
             )
             for name, turns in names.items()
         ]
-        stored = traces.ingest_runs(session, actor, runs)
+        stored = ingest.record_runs(session, actor, runs)
     views = {}
     with db.read() as session:
         for name, run in zip(names, stored, strict=True):

@@ -10,10 +10,10 @@ import pytest
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.queues import service as queues
 from redline.queues.models import Queue
 from redline.queues.schemas import QueueIn
-from redline.traces import service as traces
 from redline.traces.selection import Added
 from tests.conftest import bootstrap_admin
 from tests.learning.test_reward_model_service import _runs
@@ -25,8 +25,8 @@ def _world(db: Database, count: int) -> tuple[identity.Actor, uuid.UUID, list[uu
     with db.write() as session:
         admin = identity.operator(session)
         other = identity.create_project(session, admin, "second")
-        made = traces.ingest_runs(session, admin, _runs(first.project.id, count, "t"))
-        [elsewhere] = traces.ingest_runs(session, admin, _runs(other.id, 1, "o"))
+        made = ingest.record_runs(session, admin, _runs(first.project.id, count, "t"))
+        [elsewhere] = ingest.record_runs(session, admin, _runs(other.id, 1, "o"))
         queue = queues.create_queue(
             session, admin, QueueIn(display_name="Refunds", description="", project_id=str(first.project.id))
         )

@@ -12,6 +12,7 @@ from sqlalchemy import Table, insert, inspect, text
 from redline import migrate
 from redline.db import Database, UTCDateTime, bulk_insert, make_engine
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -56,7 +57,7 @@ def test_concurrent_writers_all_succeed(db: Database) -> None:
                 steps=[StepIn(role="user", content="hi")],
             )
             with db.write() as session:
-                traces.ingest_runs(session, identity.operator(session), [run])
+                ingest.record_runs(session, identity.operator(session), [run])
 
     assert run_at_once(write, threads=4) == []
     with db.read() as session:
@@ -68,7 +69,7 @@ def test_times_come_back_in_utc(db: Database) -> None:
     first = bootstrap_admin(db)
     started = datetime(2026, 11, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
     with db.write() as session:
-        [stored] = traces.ingest_runs(
+        [stored] = ingest.record_runs(
             session,
             identity.operator(session),
             [RunIn(project_id=first.project.id, status="completed", started_at=started)],

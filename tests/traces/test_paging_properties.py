@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -31,7 +32,7 @@ def test_pages_cover_every_run_once_in_order(db: Database, minutes: list[int], l
     with db.write() as session:
         actor = identity.operator(session)
         project = identity.create_project(session, actor, f"p-{uuid.uuid4()}")
-        stored = traces.ingest_runs(
+        stored = ingest.record_runs(
             session,
             actor,
             [
@@ -78,7 +79,7 @@ def test_a_batch_with_one_bad_run_writes_nothing(db: Database, size: int, data: 
     with db.read() as session:
         before = session.scalar(select(func.count()).select_from(Trace))
     with pytest.raises(Invalid) as refused, db.write() as session:
-        traces.ingest_runs(session, identity.operator(session), runs)
+        ingest.record_runs(session, identity.operator(session), runs)
     assert refused.value.details == {"index": bad, "field": "agentId"}
     with db.read() as session:
         assert session.scalar(select(func.count()).select_from(Trace)) == before

@@ -23,6 +23,7 @@ from redline.cli.progress import progress
 from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.jsonio import dumps
 from redline.sentences import counted
 from redline.traces import service as traces
@@ -132,7 +133,7 @@ def import_runs(
 
 def _store(group: list[RunIn], source_format: str, session: Session) -> list[IngestedRun]:
     """One group of runs stored as the operator: a transaction that may be run again from the start."""
-    return traces.ingest_runs(session, identity.operator(session), group, source_format=source_format)
+    return ingest.record_runs(session, identity.operator(session), group, source_format=source_format)
 
 
 def _groups(records: Iterator[RunIn | Skipped], skipped: list[Skipped]) -> Iterator[tuple[list[RunIn], int]]:

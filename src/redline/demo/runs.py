@@ -15,6 +15,7 @@ from typing import Any
 
 from redline.db import Database
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.traces import service as traces
 from redline.traces.demo import demo_runs
 from redline.traces.models import Trace
@@ -102,7 +103,7 @@ def seed_runs(db: Database, project_id: uuid.UUID, *, count: int, now: datetime)
         there = traces.runs_by_external_id(session, actor, project_id, external_ids)
         missing = [run for run in wanted if run.external_id not in there]
         if missing:
-            traces.ingest_runs(session, actor, missing, source_format="demo")
+            ingest.record_runs(session, actor, missing, source_format="demo")
         stored = traces.runs_by_external_id(session, actor, project_id, external_ids)
         found = [DemoRun.of(stored[external_id]) for external_id in external_ids]
     return Runs(found, len(missing))

@@ -192,7 +192,9 @@ class Span(Base):
     dropped_attributes: Mapped[int | None] = mapped_column(Integer)
     dropped_events: Mapped[int | None] = mapped_column(Integer)
     dropped_links: Mapped[int | None] = mapped_column(Integer)
-    resource_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("otlp_resources.id", ondelete="SET NULL"))
-    scope_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("otlp_scopes.id", ondelete="SET NULL"))
+    # Ids of rows in otlp_resources and otlp_scopes, without foreign keys: a key would make adding these
+    # columns rebuild the spans table on SQLite. Erasing a run removes the rows no span refers to.
+    resource_id: Mapped[uuid.UUID | None] = mapped_column()
+    scope_id: Mapped[uuid.UUID | None] = mapped_column()
     received_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     content_hash: Mapped[str | None] = mapped_column(String(64))

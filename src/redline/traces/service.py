@@ -1,4 +1,7 @@
-"""Rules for runs: ingest (one or a batch, all or nothing), read, list, erase, and pinning versions.
+"""Rules for runs: storing them (one or a batch, all or nothing), read, list, erase, and pinning versions.
+
+Storing is all this domain does with an arriving run: who is told of it (queue rules, automations,
+auto-scoring) is `redline.ingest`'s business, above this one.
 
 Ingest writes with Core bulk inserts rather than ORM units of work: a batch of 1,000 runs carries
 20,000 steps, and per-object bookkeeping would cost more than the database does.
@@ -19,10 +22,8 @@ from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
-from redline.learning import autoscore
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
-from redline.queues import autoqueue
-from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
+from redline.traces.models import Agent, AgentVersion, Flow, OtlpResource, OtlpScope, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
@@ -212,9 +213,18 @@ def _add_steps(
         writes.trimmed.append({"b_trace_id": trace_id, "b_count": len(steps)})
 
 
-def ingest_runs(
+@dataclass(frozen=True)
+class StoredRuns:
+    """What a store wrote: each run's outcome, in the order given, and the trace rows as written (new
+    ones, and replaced ones keyed `b_id`), for what consumes arriving runs."""
+
+    runs: list[IngestedRun]
+    rows: list[dict[str, Any]]
+
+
+def store_runs(
     session: Session, actor: Actor, runs: Sequence[RunIn], *, source_format: str = "native"
-) -> list[IngestedRun]:
+) -> StoredRuns:
     """Store runs with their steps and spans; a run whose external id exists replaces that run's content.
 
     A replaced run keeps its id and the ids of its steps at the indexes it still has.
@@ -293,12 +303,7 @@ def ingest_runs(
         )
 
     _write(session, writes)
-    # Automations queue the runs their rules pick, in this same transaction (rules loaded once per batch).
-    written = [*writes.new_traces, *writes.replaced_traces]
-    autoqueue.on_ingest(session, written)
-    # Projects with an active reward model score what was written, in the background.
-    autoscore.on_ingest(session, written)
-    return results
+    return StoredRuns(results, [*writes.new_traces, *writes.replaced_traces])
 
 
 def _update_many(session: Session, table: Table, rows: list[dict[str, Any]]) -> None:
@@ -549,11 +554,38 @@ def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     session.execute(
         update(Step).where(Step.trace_id == trace.id).values(content="", tool_input=None, meta=None)
     )
-    session.execute(update(Span).where(Span.trace_id == trace.id).values(attributes=None))
-    autoqueue.on_erase(session, trace.id)
+    _erase_spans(session, trace)
     session.flush()
     session.expire_all()
     return _full_view(session, session.get_one(Trace, run_id))
+
+
+def _erase_spans(session: Session, trace: Trace) -> None:
+    """Span content goes with the run's: attributes, events, links and status text, and the raw store's
+    resource and scope rows once no other span of the project refers to them."""
+    was = session.execute(
+        select(Span.resource_id, Span.scope_id).where(Span.trace_id == trace.id).distinct()
+    ).all()
+    session.execute(
+        update(Span)
+        .where(Span.trace_id == trace.id)
+        .values(
+            attributes=None,
+            events=None,
+            links=None,
+            status_message=None,
+            trace_state=None,
+            resource_id=None,
+            scope_id=None,
+        )
+    )
+    for model, column, ids in (
+        (OtlpResource, Span.resource_id, {resource for resource, _ in was if resource is not None}),
+        (OtlpScope, Span.scope_id, {scope for _, scope in was if scope is not None}),
+    ):
+        if ids:
+            still_used = select(column).where(column.in_(ids))
+            session.execute(delete(model).where(model.id.in_(ids), model.id.not_in(still_used)))
 
 
 # ------------------------------------------------------------------------------------------------ agents

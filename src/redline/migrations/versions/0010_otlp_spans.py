@@ -76,36 +76,23 @@ def upgrade() -> None:
         sa.Column("version", sa.Text(), nullable=False),
         sa.Column("attributes", JSON_DOCUMENT, nullable=True),
     )
-    with op.batch_alter_table("spans") as batch:
-        for column in _span_columns():
-            batch.add_column(column)
-        batch.create_foreign_key(
-            op.f("fk_spans_resource_id_otlp_resources"),
-            "otlp_resources",
-            ["resource_id"],
-            ["id"],
-            ondelete="SET NULL",
-        )
-        batch.create_foreign_key(
-            op.f("fk_spans_scope_id_otlp_scopes"), "otlp_scopes", ["scope_id"], ["id"], ondelete="SET NULL"
-        )
-    with op.batch_alter_table("traces") as batch:
-        batch.add_column(sa.Column("hidden", sa.Boolean(), server_default=sa.false(), nullable=False))
-        batch.add_column(sa.Column("settled_at", sa.DateTime(timezone=True), nullable=True))
-        batch.create_index("ix_traces_external_id", ["external_id"])
+    # Plain ADD COLUMN, never a batch rebuild: on SQLite a rebuild drops the old table, and with foreign
+    # keys on that deletes what refers to it (annotations of spans, corrections of runs).
+    for column in _span_columns():
+        op.add_column("spans", column)
+    op.add_column("traces", sa.Column("hidden", sa.Boolean(), server_default=sa.false(), nullable=False))
+    op.add_column("traces", sa.Column("settled_at", sa.DateTime(timezone=True), nullable=True))
+    op.create_index("ix_traces_external_id", "traces", ["external_id"])
     # Every run stored before OTLP was sent whole: it settled when it was written.
     op.execute("UPDATE traces SET settled_at = created_at")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("traces") as batch:
-        batch.drop_index("ix_traces_external_id")
-        batch.drop_column("settled_at")
-        batch.drop_column("hidden")
-    with op.batch_alter_table("spans") as batch:
-        batch.drop_constraint(op.f("fk_spans_scope_id_otlp_scopes"), type_="foreignkey")
-        batch.drop_constraint(op.f("fk_spans_resource_id_otlp_resources"), type_="foreignkey")
-        for column in reversed(_span_columns()):
-            batch.drop_column(column.name)
+    # DROP COLUMN in place (SQLite 3.35 and later), for the same reason as above.
+    op.drop_index("ix_traces_external_id", table_name="traces")
+    op.drop_column("traces", "settled_at")
+    op.drop_column("traces", "hidden")
+    for column in reversed(_span_columns()):
+        op.drop_column("spans", column.name)
     op.drop_table("otlp_scopes")
     op.drop_table("otlp_resources")

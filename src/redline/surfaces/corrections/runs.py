@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity.service import Actor
+from redline.ingest import runs as ingest
 from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
@@ -29,7 +30,7 @@ DatabaseDep = Annotated[Database, Depends(database)]
 @router.post("", status_code=201, summary="Store one run with its steps and spans")
 def create_run(run: RunIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session, _as_one_run():
-        [stored] = traces.ingest_runs(session, actor, [run])
+        [stored] = ingest.record_runs(session, actor, [run])
         view = traces.get_run(session, actor, stored.id)
         body = run_to_dict(view)
     return JSONBody(body, status_code=201)
@@ -51,7 +52,7 @@ def _as_one_run() -> Iterator[None]:
 @router.post("/batch", status_code=201, summary="Store up to 1,000 runs in one transaction, all or nothing")
 def create_runs(batch: RunBatchIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
-        stored = traces.ingest_runs(session, actor, batch.runs)
+        stored = ingest.record_runs(session, actor, batch.runs)
     data = [
         {
             key: value
@@ -119,5 +120,5 @@ def get_run(runId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: 
 @router.post("/{runId}/erase", summary="Erase a run's content; ids, agent, version, status and times stay")
 def erase_run(runId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803 - the wire's name
     with db.write() as session:
-        body = run_to_dict(traces.erase_run(session, actor, path_id(runId, "run")))
+        body = run_to_dict(ingest.erase_run(session, actor, path_id(runId, "run")))
     return JSONBody(body)

@@ -23,6 +23,7 @@ from redline.errors import Invalid
 from redline.identity import service as identity
 from redline.identity.models import Project
 from redline.identity.service import Actor
+from redline.ingest import runs as ingest
 from redline.jsonio import iso
 from redline.learning import scoring
 from redline.surfaces.auth import current_actor, database
@@ -167,7 +168,7 @@ def import_traces(
     resolved, items = FORMATS.iter_text(body.data, project.id, body.format)
     runs = _every_run(resolved, items)
     with db.write() as session:
-        stored = traces.ingest_runs(session, actor, runs, source_format=resolved)
+        stored = ingest.record_runs(session, actor, runs, source_format=resolved)
     return JSONBody(
         {"format": resolved, "imported": len(stored), "trace_ids": [str(run.id) for run in stored]}
     )
