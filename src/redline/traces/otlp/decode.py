@@ -32,6 +32,9 @@ BAD_SPAN_ID = "span id is not 8 bytes (16 hex digits)"
 BAD_PARENT_ID = "parent span id is not 8 bytes (16 hex digits)"
 ZERO_TRACE_ID = "trace id is all zeros"
 ZERO_SPAN_ID = "span id is all zeros"
+# Storage keeps times as signed 64-bit nanoseconds; an OTLP fixed64 can say more than that.
+BAD_TIME = "start or end time is past the year 2262 (over 2^63 - 1 ns)"
+_MAX_TIME_NS = 2**63 - 1
 
 IDS_MUST_BE_HEX = "traceId/spanId must be hex: 32 and 16 hex digits in OTLP JSON, not base64"
 LOGS_HINT = "No span has ids, as log records read as spans do not; if you are exporting logs, use /v1/logs"
@@ -159,7 +162,7 @@ def read_spans(request: ExportTraceServiceRequest, *, max_span_bytes: int) -> De
             for span in scope_spans.spans:
                 count += 1
                 encoded = b""
-                problem = _id_problem(span)
+                problem = _problem(span)
                 if problem is None:
                     encoded = span.SerializeToString(deterministic=True)
                     if len(encoded) > max_span_bytes:
@@ -184,7 +187,9 @@ def read_spans(request: ExportTraceServiceRequest, *, max_span_bytes: int) -> De
     return DecodedBatch(tuple(groups), count, warnings)
 
 
-def _id_problem(span: Span) -> str | None:
+def _problem(span: Span) -> str | None:
+    """Why a span cannot be kept whatever its size: ids storage could not key it by, or times it could
+    not hold."""
     trace_id, span_id, parent = span.trace_id, span.span_id, span.parent_span_id
     if not trace_id and not span_id:
         return NO_IDS
@@ -198,6 +203,8 @@ def _id_problem(span: Span) -> str | None:
         return ZERO_TRACE_ID
     if not any(span_id):
         return ZERO_SPAN_ID
+    if span.start_time_unix_nano > _MAX_TIME_NS or span.end_time_unix_nano > _MAX_TIME_NS:
+        return BAD_TIME
     return None
 
 
