@@ -37,7 +37,10 @@ BAD_TIME = "start or end time is past the year 2262 (over 2^63 - 1 ns)"
 _MAX_TIME_NS = 2**63 - 1
 
 IDS_MUST_BE_HEX = "traceId/spanId must be hex: 32 and 16 hex digits in OTLP JSON, not base64"
-LOGS_HINT = "No span has ids, as log records read as spans do not; if you are exporting logs, use /v1/logs"
+LOGS_HINT = (
+    "Spans without ids are what a logs export looks like when sent here; "
+    "if you are exporting logs, use /v1/logs"
+)
 
 # partial_success.error_message stays under this many bytes (otlp-ingest §2.6).
 MAX_MESSAGE_BYTES = 4096
