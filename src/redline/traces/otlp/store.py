@@ -1,0 +1,471 @@
+"""Keeping OTLP spans as received (otlp-ingest §3): one trace is one run of one project, a re-sent span
+is a no-op or a better copy (§3.2), and each distinct resource and scope is stored once per project.
+
+`keep_spans` does the storage half of a batch and answers, per trace it touched, the trace's whole
+current span set, for derivation to rebuild the run from (§8: every batch re-derives from scratch,
+so batch boundaries and arrival order never change the result). `write_spans` then writes the new and
+replaced spans with what derivation read from them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, func, select, update
+from sqlalchemy.orm import Session
+
+from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts
+from redline.traces.models import OtlpResource, OtlpScope, Span, Trace
+from redline.traces.otlp.decode import ReceivedSpan, Rejected, ResourceGroup
+from redline.traces.otlp.model import RawSpan, SpanEvent, SpanFacts
+
+SOURCE_FORMAT = "otel"
+# The namespace of run ids made from trace ids: uuid5(namespace, "<project id>:<trace id hex>"), so a
+# trace's run has the same id in every process and on every batch (otlp-ingest §3.3).
+OTLP_NAMESPACE = uuid.UUID("5b0e8f0c-6a2e-4f43-9d0c-0d7e1c6f1a55")
+
+ANOTHER_PROJECT = "trace {trace} belongs to another project"
+NOT_FROM_OTLP = "trace {trace} is the external id of a run that was not sent over OTLP"
+ERASED = "trace {trace} was erased; its spans are not kept"
+
+_SPANS = cast(Table, Span.__table__)
+_TRACES = cast(Table, Trace.__table__)
+
+
+def trace_uuid(project_id: uuid.UUID, trace_hex: str) -> uuid.UUID:
+    return uuid.uuid5(OTLP_NAMESPACE, f"{project_id}:{trace_hex}")
+
+
+def ns_time(ns: int) -> datetime:
+    """A span's nanosecond time as the UTC time storage keeps beside it."""
+    return datetime.fromtimestamp(ns / 1e9, UTC)
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """One span of a request bound for a project, with the resource it came under."""
+
+    received: ReceivedSpan
+    group: ResourceGroup
+
+
+@dataclass
+class TraceSpans:
+    """One touched trace: all its spans now (stored and arrived, one copy each), and what this batch
+    changes in storage. `settled` says whether the run had settled before this batch."""
+
+    run_id: uuid.UUID
+    trace_hex: str
+    project_id: uuid.UUID
+    settled: bool
+    spans: dict[str, RawSpan] = field(default_factory=dict)
+    new_rows: list[dict[str, Any]] = field(default_factory=list)
+    replaced_rows: list[dict[str, Any]] = field(default_factory=list)
+    # Spans of this batch that changed nothing: copies of what is stored, or older copies of it.
+    unchanged: int = 0
+
+    @property
+    def changed(self) -> int:
+        return len(self.new_rows) + len(self.replaced_rows)
+
+
+@dataclass
+class Kept:
+    """What `keep_spans` did with a project's share of a request."""
+
+    traces: list[TraceSpans]
+    rejected: list[Rejected]
+
+    @property
+    def replaced(self) -> int:
+        return sum(len(trace.replaced_rows) for trace in self.traces)
+
+
+def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arrival], now: datetime) -> Kept:
+    """Store a project's spans of one request, keeping one copy per (trace, span id), and lock each
+    touched run for the rest of the transaction (PostgreSQL), so concurrent batches of one trace take
+    turns instead of deriving from half the spans each."""
+    by_trace: dict[str, list[Arrival]] = {}
+    for arrival in arrivals:
+        by_trace.setdefault(arrival.received.span.trace_id, []).append(arrival)
+    rejected, known = _refuse_foreign(session, project_id, by_trace)
+    if not by_trace:
+        return Kept([], rejected)
+    resource_ids = _kept_once_ids(
+        session,
+        OtlpResource,
+        project_id,
+        {a.group.resource_hash: {"attributes": dict(a.group.resource)} for a in arrivals},
+        now,
+    )
+    scope_ids = _kept_once_ids(
+        session,
+        OtlpScope,
+        project_id,
+        {
+            a.received.scope_hash: {
+                "name": a.received.span.scope_name,
+                "version": a.received.span.scope_version,
+                "attributes": dict(a.received.scope_attributes) or None,
+            }
+            for a in arrivals
+        },
+        now,
+    )
+    run_ids = {trace_hex: trace_uuid(project_id, trace_hex) for trace_hex in by_trace}
+    _make_runs(session, project_id, by_trace, run_ids, known, now)
+    _lock(session, sorted(run_ids.values()))
+    settled = _settled(session, list(run_ids.values()))
+    touched = {
+        trace_hex: TraceSpans(run_ids[trace_hex], trace_hex, project_id, run_ids[trace_hex] in settled)
+        for trace_hex in by_trace
+    }
+    stored = _stored_of(session, {trace.run_id: trace.trace_hex for trace in touched.values()})
+    for trace_hex, trace_arrivals in by_trace.items():
+        trace = touched[trace_hex]
+        current = stored.get(trace.run_id, {})
+        # What this batch writes per span id: a new row, or a row replacing the stored one (`b_id`).
+        pending: dict[str, dict[str, Any]] = {}
+        for arrival in trace_arrivals:
+            received = arrival.received
+            span = received.span
+            before = current.get(span.span_id)
+            if before is not None and (
+                before.content_hash == received.content_hash or before.end_ns > span.end_ns
+            ):
+                trace.unchanged += 1
+                continue
+            # A later copy with an end as late or later wins, within a request too (§3.2 rules 2 and 3).
+            row = _row(trace.run_id, arrival, resource_ids, scope_ids, now)
+            if before is not None and before.row_id is not None:
+                row["b_id"] = before.row_id
+            pending[span.span_id] = row
+            current[span.span_id] = _Copy(
+                None if before is None else before.row_id, received.content_hash, span
+            )
+        trace.new_rows = [row for row in pending.values() if "b_id" not in row]
+        trace.replaced_rows = [row for row in pending.values() if "b_id" in row]
+        trace.spans = {span_id: copy.span for span_id, copy in current.items()}
+    return Kept(list(touched.values()), rejected)
+
+
+def write_spans(
+    session: Session, traces: Iterable[TraceSpans], facts: Mapping[uuid.UUID, Mapping[str, SpanFacts]]
+) -> None:
+    """Write the new and replaced spans of the touched traces, each with what was read from it."""
+    new: list[dict[str, Any]] = []
+    replaced: list[dict[str, Any]] = []
+    for trace in traces:
+        read = facts.get(trace.run_id, {})
+        for rows, out in ((trace.new_rows, new), (trace.replaced_rows, replaced)):
+            for row in rows:
+                out.append({**row, **_facts_columns(read.get(row["span_id"]))})
+    bulk_insert(session, _SPANS, new)
+    if replaced:
+        values: dict[str, Any] = {
+            key: bindparam(key) for key in replaced[0] if key not in ("b_id", "id", "trace_id")
+        }
+        session.execute(
+            update(_SPANS).where(_SPANS.c.id == bindparam("b_id")).values(values),
+            [{key: value for key, value in row.items() if key not in ("id", "trace_id")} for row in replaced],
+        )
+
+
+def stored_spans(session: Session, run_id: uuid.UUID, trace_hex: str) -> list[RawSpan]:
+    """A run's stored OTLP spans, as derivation reads them."""
+    return [copy.span for copy in _stored_of(session, {run_id: trace_hex}).get(run_id, {}).values()]
+
+
+def span_count(session: Session, run_id: uuid.UUID) -> int:
+    return session.scalar(select(func.count()).select_from(Span).where(Span.trace_id == run_id)) or 0
+
+
+# ------------------------------------------------------------------------------------------- internals
+
+
+@dataclass
+class _Copy:
+    """The copy of a span kept so far, and its row's id when it was stored before this batch."""
+
+    row_id: uuid.UUID | None
+    content_hash: str
+    span: RawSpan
+
+    @property
+    def end_ns(self) -> int:
+        return self.span.end_ns
+
+
+def _refuse_foreign(
+    session: Session, project_id: uuid.UUID, by_trace: dict[str, list[Arrival]]
+) -> tuple[list[Rejected], set[str]]:
+    """Take out of `by_trace` the traces that belong elsewhere (another project, a run sent whole, an
+    erased run), rejecting their spans; answer the rejections and the trace ids already stored here."""
+    rejected: list[Rejected] = []
+    known: set[str] = set()
+    hexes = list(by_trace)
+    for chunk in in_chunks(hexes):
+        rows = session.execute(
+            select(Trace.external_id, Trace.project_id, Trace.source_format, Trace.erased_at).where(
+                Trace.external_id.in_(chunk)
+            )
+        ).all()
+        for trace_hex, owner, source_format, erased_at in rows:
+            if trace_hex not in by_trace:
+                continue
+            reason = None
+            if owner != project_id:
+                reason = ANOTHER_PROJECT
+            elif source_format != SOURCE_FORMAT:
+                reason = NOT_FROM_OTLP
+            elif erased_at is not None:
+                reason = ERASED
+            else:
+                known.add(trace_hex)
+                continue
+            for arrival in by_trace.pop(trace_hex):
+                rejected.append(
+                    Rejected(trace_hex, arrival.received.span.span_id, reason.format(trace=trace_hex))
+                )
+            known.discard(trace_hex)
+    return rejected, known
+
+
+def _kept_once_ids(
+    session: Session,
+    model: type[OtlpResource] | type[OtlpScope],
+    project_id: uuid.UUID,
+    contents: dict[str, dict[str, Any]],
+    now: datetime,
+) -> dict[str, uuid.UUID]:
+    """The row id of each distinct content (by hash), inserting the ones the project lacks."""
+    table = cast(Table, model.__table__)
+    hashes = list(contents)
+    found = _ids_by_hash(session, model, project_id, hashes)
+    missing = [
+        {
+            "id": uuid.uuid4(),
+            "project_id": project_id,
+            "content_hash": content_hash,
+            "created_at": now,
+            **contents[content_hash],
+        }
+        for content_hash in hashes
+        if content_hash not in found
+    ]
+    if missing:
+        session.execute(insert_ignoring_conflicts(table, session.get_bind().dialect.name), missing)
+        found.update(_ids_by_hash(session, model, project_id, [row["content_hash"] for row in missing]))
+    return found
+
+
+def _ids_by_hash(
+    session: Session,
+    model: type[OtlpResource] | type[OtlpScope],
+    project_id: uuid.UUID,
+    hashes: Sequence[str],
+) -> dict[str, uuid.UUID]:
+    query = select(model.content_hash, model.id).where(
+        model.project_id == project_id, model.content_hash.in_(hashes)
+    )
+    return dict(session.execute(query).tuples().all())
+
+
+def _make_runs(
+    session: Session,
+    project_id: uuid.UUID,
+    by_trace: dict[str, list[Arrival]],
+    run_ids: dict[str, uuid.UUID],
+    known: set[str],
+    now: datetime,
+) -> None:
+    """A run row for each trace seen here for the first time: hidden and unsettled until derivation
+    and settling say otherwise. Concurrent first batches of one trace both insert; one row stays."""
+    rows = [
+        {
+            "id": run_ids[trace_hex],
+            "project_id": project_id,
+            "external_id": trace_hex,
+            "source_format": SOURCE_FORMAT,
+            "status": "running",
+            "dry_run": False,
+            "started_at": ns_time(min(a.received.span.start_ns for a in arrivals)),
+            "step_count": 0,
+            "created_at": now,
+            "updated_at": now,
+            "hidden": True,
+        }
+        for trace_hex, arrivals in by_trace.items()
+        if trace_hex not in known
+    ]
+    if rows:
+        session.execute(insert_ignoring_conflicts(_TRACES, session.get_bind().dialect.name), rows)
+
+
+def _lock(session: Session, run_ids: list[uuid.UUID]) -> None:
+    """Row locks on the runs, in id order so two batches never wait on each other in a circle. SQLite
+    needs none: its writers already take turns for the whole transaction."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    for chunk in in_chunks(run_ids):
+        session.execute(select(Trace.id).where(Trace.id.in_(chunk)).order_by(Trace.id).with_for_update())
+
+
+def _settled(session: Session, run_ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    found: set[uuid.UUID] = set()
+    for chunk in in_chunks(run_ids):
+        found.update(
+            session.scalars(select(Trace.id).where(Trace.id.in_(chunk), Trace.settled_at.is_not(None)))
+        )
+    return found
+
+
+_STORED_COLUMNS = (
+    Span.id,
+    Span.trace_id,
+    Span.span_id,
+    Span.parent_span_id,
+    Span.name,
+    Span.start_ns,
+    Span.end_ns,
+    Span.attributes,
+    Span.otel_kind,
+    Span.status_code,
+    Span.status_message,
+    Span.events,
+    Span.scope_id,
+    Span.resource_id,
+    Span.dropped_attributes,
+    Span.dropped_events,
+    Span.dropped_links,
+    Span.links,
+    Span.trace_state,
+    Span.flags,
+    Span.content_hash,
+)
+
+
+def _stored_of(session: Session, trace_hexes: Mapping[uuid.UUID, str]) -> dict[uuid.UUID, dict[str, _Copy]]:
+    """The stored spans of the runs (run id → trace id hex), by run and span id."""
+    rows: list[Any] = []
+    for chunk in in_chunks(list(trace_hexes)):
+        rows.extend(session.execute(select(*_STORED_COLUMNS).where(Span.trace_id.in_(chunk))).all())
+    resources = _contents(session, OtlpResource, {row.resource_id for row in rows})
+    scopes = _scopes(session, {row.scope_id for row in rows})
+    found: dict[uuid.UUID, dict[str, _Copy]] = {}
+    for row in rows:
+        scope_name, scope_version = scopes.get(row.scope_id, ("", ""))
+        span = RawSpan(
+            trace_id=trace_hexes[row.trace_id],
+            span_id=row.span_id,
+            parent_span_id=row.parent_span_id,
+            name=row.name,
+            start_ns=row.start_ns or 0,
+            end_ns=row.end_ns or 0,
+            attributes=row.attributes or {},
+            otel_kind=row.otel_kind or 0,
+            status_code=row.status_code or 0,
+            status_message=row.status_message or "",
+            events=tuple(
+                SpanEvent(event["name"], event["time_ns"], event.get("attributes") or {})
+                for event in row.events or ()
+            ),
+            scope_name=scope_name,
+            scope_version=scope_version,
+            resource=resources.get(row.resource_id, {}),
+            dropped_attributes=row.dropped_attributes or 0,
+            dropped_events=row.dropped_events or 0,
+            dropped_links=row.dropped_links or 0,
+            links=tuple(row.links or ()),
+            trace_state=row.trace_state or "",
+            flags=row.flags or 0,
+        )
+        found.setdefault(row.trace_id, {})[row.span_id] = _Copy(row.id, row.content_hash or "", span)
+    return found
+
+
+def _contents(
+    session: Session, model: type[OtlpResource], ids: set[uuid.UUID | None]
+) -> dict[uuid.UUID, dict[str, Any]]:
+    wanted = [row_id for row_id in ids if row_id is not None]
+    if not wanted:
+        return {}
+    return dict(
+        session.execute(select(model.id, model.attributes).where(model.id.in_(wanted))).tuples().all()
+    )
+
+
+def _scopes(session: Session, ids: set[uuid.UUID | None]) -> dict[uuid.UUID, tuple[str, str]]:
+    wanted = [row_id for row_id in ids if row_id is not None]
+    if not wanted:
+        return {}
+    rows = session.execute(
+        select(OtlpScope.id, OtlpScope.name, OtlpScope.version).where(OtlpScope.id.in_(wanted))
+    )
+    return {row_id: (name, version) for row_id, name, version in rows}
+
+
+def _row(
+    run_id: uuid.UUID,
+    arrival: Arrival,
+    resource_ids: Mapping[str, uuid.UUID],
+    scope_ids: Mapping[str, uuid.UUID],
+    now: datetime,
+) -> dict[str, Any]:
+    """A span's row as received; the facts columns are added when derivation has read them."""
+    received = arrival.received
+    span = received.span
+    return {
+        "id": uuid.uuid4(),
+        "trace_id": run_id,
+        "span_id": span.span_id,
+        "parent_span_id": span.parent_span_id,
+        "name": span.name[:500],
+        "attributes": dict(span.attributes),
+        "started_at": ns_time(span.start_ns),
+        "ended_at": ns_time(span.end_ns),
+        "otel_kind": span.otel_kind,
+        "start_ns": span.start_ns,
+        "end_ns": span.end_ns,
+        "status_code": span.status_code,
+        "status_message": span.status_message or None,
+        "trace_state": span.trace_state or None,
+        "flags": span.flags,
+        "events": [
+            {"name": event.name, "time_ns": event.time_ns, "attributes": dict(event.attributes)}
+            for event in span.events
+        ]
+        or None,
+        "links": [dict(link) for link in span.links] or None,
+        "dropped_attributes": span.dropped_attributes,
+        "dropped_events": span.dropped_events,
+        "dropped_links": span.dropped_links,
+        "resource_id": resource_ids[arrival.group.resource_hash],
+        "scope_id": scope_ids[received.scope_hash],
+        "received_at": now,
+        "content_hash": received.content_hash,
+    }
+
+
+def _facts_columns(facts: SpanFacts | None) -> dict[str, Any]:
+    if facts is None:
+        return {
+            "kind": None,
+            "model": None,
+            "input_tokens": None,
+            "output_tokens": None,
+            "cost": None,
+            "error": None,
+        }
+    return {
+        "kind": facts.kind,
+        "model": facts.model[:200] if facts.model else None,
+        "input_tokens": facts.usage.input_tokens,
+        "output_tokens": facts.usage.output_tokens,
+        "cost": facts.cost,
+        "error": facts.error,
+    }
