@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from redline.traces.otlp.model import RawSpan
-from redline.traces.otlp.runfields import RunFields, Sourced, reduced, run_fields, run_input, run_output
+from redline.traces.otlp.runfields import RunFields, Sourced, run_fields, run_input, run_output
 from redline.traces.otlp.tree import order_key
 from tests.otlp.builders import hex_id, raw_spans
 
@@ -156,8 +156,6 @@ def test_traceloop_io_with_one_value_is_reduced_to_it() -> None:
     )
     assert run_input(root, spans) == Sourced("reset my password", root.span_id)
     assert run_output(root, spans, None) == Sourced("Done.", root.span_id)
-    assert reduced({"args": [], "kwargs": {"user": "me"}}) == "me"
-    assert reduced({"args": [1], "kwargs": {"user": "me"}}) == {"args": [1], "kwargs": {"user": "me"}}
 
 
 def test_the_roots_output_messages_count_as_their_text_only() -> None:

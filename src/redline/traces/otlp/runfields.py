@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from redline.traces.otlp.model import RawSpan
+from redline.traces.otlp.tools import traceloop_input
 from redline.traces.otlp.values import as_text, json_value, prefixed
 
 _SESSION = (
@@ -189,7 +190,7 @@ def _io(
     for span in (root, *ordered):
         value = span.attributes.get(trace_name)
         if value is not None and value != "":
-            return Sourced(reduced(json_value(value)), span.span_id)
+            return Sourced(traceloop_input(json_value(value)), span.span_id)
     for name in root_names:
         value = root.attributes.get(name)
         if value is None or value == "":
@@ -198,14 +199,5 @@ def _io(
             if messages_text:
                 return Sourced(messages_text, root.span_id)
             continue
-        return Sourced(reduced(json_value(value)), root.span_id)
+        return Sourced(traceloop_input(json_value(value)), root.span_id)
     return None
-
-
-def reduced(value: Any) -> Any:
-    """A traceloop `{"args": [...], "kwargs": {...}}` holding exactly one value is that value."""
-    if isinstance(value, dict) and set(value) == {"args", "kwargs"}:
-        args, kwargs = value["args"], value["kwargs"]
-        if isinstance(args, list) and isinstance(kwargs, dict) and len(args) + len(kwargs) == 1:
-            return args[0] if args else next(iter(kwargs.values()))
-    return value
