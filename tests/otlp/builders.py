@@ -87,3 +87,16 @@ def raw_spans(specs: Sequence[Mapping[str, Any]], *, trace: str = "trace") -> li
             )
         )
     return spans
+
+
+def step_view(steps: Sequence[Any]) -> list[dict[str, Any]]:
+    """Derived steps written as otlp-ingest §10 writes them: index, role, content, and the tool fields
+    a step has (metadata left out)."""
+    view = []
+    for index, step in enumerate(steps):
+        item: dict[str, Any] = {"index": index, "role": step.role, "content": step.content}
+        for name in ("tool_name", "tool_input", "tool_call_id"):
+            if getattr(step, name) is not None:
+                item[name] = getattr(step, name)
+        view.append(item)
+    return view

@@ -5,7 +5,17 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redline.traces.otlp.values import as_float, as_int, as_text, first, json_value, prefixed, unflatten
+from redline.traces.otlp.values import (
+    as_float,
+    as_int,
+    as_text,
+    collapsed,
+    display_text,
+    first,
+    json_value,
+    prefixed,
+    unflatten,
+)
 
 
 def test_json_text_is_parsed_and_structured_values_pass_through() -> None:
@@ -55,3 +65,15 @@ def test_a_flattened_conversation_is_rebuilt_in_numeric_order() -> None:
 def test_gaps_are_skipped_and_survivors_keep_their_order(positions: list[int]) -> None:
     attributes = {f"gen_ai.prompt.{i}.content": f"m{i}" for i in positions}
     assert unflatten(attributes, "gen_ai.prompt") == [{"content": f"m{i}"} for i in sorted(positions)]
+
+
+def test_collapsed_makes_whitespace_runs_one_space_and_trims() -> None:
+    assert collapsed("  It is\n\train y,\u00a0 14 °C. ") == "It is rain y, 14 °C."
+    assert collapsed(" \n ") == ""
+
+
+def test_display_text_keeps_text_and_writes_other_values_as_compact_json() -> None:
+    assert display_text("Done.") == "Done."
+    assert display_text({"ok": True, "n": [1, 2]}) == '{"ok":true,"n":[1,2]}'
+    assert display_text(4) == "4"
+    assert display_text(2**70) == str(2**70)

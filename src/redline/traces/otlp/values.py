@@ -130,3 +130,19 @@ def _shaped(node: Any) -> Any:
     if node and all(key.isdigit() for key in node):
         return _as_list(node)
     return {key: _shaped(value) for key, value in node.items()}
+
+
+def collapsed(text: str) -> str:
+    """Text with every run of whitespace made one space and the ends trimmed: the form in which two
+    serializations of the same message compare equal."""
+    return " ".join(text.split())
+
+
+def display_text(value: Any) -> str:
+    """A value as a step shows it: text as it is, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return str(value)

@@ -1,0 +1,390 @@
+"""Chat messages read out of one span, whichever convention wrote them (otlp-ingest §4, §6).
+
+Every convention is read into the canonical `Message`. Which conventions a span carries is decided by
+one pass over its attribute keys and event names (`_conventions`), so a span pays only for the readers
+whose attributes it has; `has_message_attributes` is that pass alone, for classification.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from redline.traces.otlp import genai, openinference, openllmetry, provider, vercel
+from redline.traces.otlp.canonical import Reading, normalize_role
+from redline.traces.otlp.chat import read_messages
+from redline.traces.otlp.model import Extracted, Message, RawSpan
+from redline.traces.otlp.values import json_value
+
+__all__ = [
+    "has_message_attributes",
+    "input_messages",
+    "normalize_role",
+    "output_messages",
+    "whole_run_messages",
+]
+
+# Attribute names that carry messages whole (a JSON list, a text), and the flattened families of §6.
+_MESSAGE_KEYS = frozenset(
+    {
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.prompt",
+        "gen_ai.completion",
+        "pydantic_ai.all_messages",
+        "ai.prompt.messages",
+        "ai.response.text",
+        "ai.response.toolCalls",
+        "ai.response.reasoning",
+        "ai.response.object",
+        "ai.result.text",
+        "ai.result.toolCalls",
+        "gcp.vertex.agent.llm_request",
+        "gcp.vertex.agent.llm_response",
+    }
+)
+_MESSAGE_PREFIXES = ("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion.")
+_MESSAGE_EVENTS = frozenset(
+    {
+        "gen_ai.client.inference.operation.details",
+        "gen_ai.system.message",
+        "gen_ai.user.message",
+        "gen_ai.assistant.message",
+        "gen_ai.tool.message",
+        "gen_ai.choice",
+        "gen_ai.content.prompt",
+        "gen_ai.content.completion",
+    }
+)
+
+
+def has_message_attributes(span: RawSpan) -> bool:
+    """Whether the span carries any message attribute or message event of §6, by name alone.
+
+    Provider-shaped `input.value`/`output.value` (§6.8) does not count: every OpenInference span has
+    those, and telling a chat request from other JSON needs parsing.
+    """
+    for key in span.attributes:
+        if key in _MESSAGE_KEYS or key.startswith(_MESSAGE_PREFIXES):
+            return True
+    return any(event.name in _MESSAGE_EVENTS for event in span.events)
+
+
+# Conventions, as `Message.source_convention` and `Extracted.convention` name them.
+OPENINFERENCE = "openinference"  # llm.input_messages.* / llm.output_messages.* (§6.1)
+GENAI = "genai"  # gen_ai.input/output.messages, or the operation details event (§6.2)
+GENAI_EVENTS = "genai_events"  # legacy gen_ai.*.message / gen_ai.choice events, Semantic Kernel's (§6.3)
+OPENLLMETRY = "openllmetry"  # gen_ai.prompt.{i}.* / gen_ai.completion.{i}.* (§6.5)
+LANGSMITH = "langsmith"  # a single gen_ai.prompt / gen_ai.completion JSON text (§6.5)
+VERCEL = "vercel"  # ai.prompt.messages, ai.response.* (§6.6)
+PYDANTIC_AI = "pydantic_ai"  # pydantic_ai.all_messages (§6.7)
+PROVIDER = "provider"  # provider-shaped input.value / output.value and the like (§6.8)
+
+_INPUT_FAMILIES = (openinference.INPUT + ".", openllmetry.PROMPT + ".")
+_OUTPUT_FAMILIES = (openinference.OUTPUT + ".", openllmetry.COMPLETION + ".")
+_PROVIDER_INPUTS = (
+    "input.value",
+    "langfuse.observation.input",
+    "mlflow.spanInputs",
+    "gcp.vertex.agent.llm_request",
+)
+_PROVIDER_OUTPUTS = (
+    "output.value",
+    "langfuse.observation.output",
+    "mlflow.spanOutputs",
+    "gcp.vertex.agent.llm_response",
+)
+_FINISH_REASONS = "gen_ai.response.finish_reasons"
+
+
+@dataclass(slots=True)
+class _Span:
+    """One span as the readers of one side see it: the keys of its flattened families gathered in a
+    single pass, and its details event looked up once."""
+
+    span: RawSpan
+    indexed: dict[str, Any]  # OpenInference keys of this side
+    numbered: dict[str, Any]  # OpenLLMetry keys of this side
+    details: Mapping[str, Any] | None
+
+    @classmethod
+    def of(cls, span: RawSpan, prefixes: tuple[str, str]) -> _Span:
+        indexed: dict[str, Any] = {}
+        numbered: dict[str, Any] = {}
+        for key, value in span.attributes.items():
+            if key.startswith(prefixes):
+                (indexed if key.startswith(prefixes[0]) else numbered)[key] = value
+        return cls(span, indexed, numbered, genai.details(span) if span.events else None)
+
+    def reading(self, convention: str) -> Reading:
+        return Reading(self.span.span_id, convention)
+
+
+_Source = Callable[[_Span], Reading | None]
+
+
+def _first_yield(view: _Span, sources: tuple[_Source, ...]) -> tuple[Reading | None, int]:
+    """The reading of the first source present that yields a message; else None and the count of
+    malformed items the sources present had."""
+    tried = 0
+    for source in sources:
+        reading = source(view)
+        if reading is None:
+            continue
+        if any(reading.choices):
+            return reading, tried
+        tried += reading.unparsed
+    return None, tried
+
+
+def _openinference_input(view: _Span) -> Reading | None:
+    if not view.indexed:
+        return None
+    reading = view.reading(OPENINFERENCE)
+    openinference.read(reading, view.indexed, openinference.INPUT, view.span.attributes)
+    return reading
+
+
+def _openinference_output(view: _Span) -> Reading | None:
+    if not view.indexed:
+        return None
+    reading = view.reading(OPENINFERENCE)
+    openinference.read(reading, view.indexed, openinference.OUTPUT, view.span.attributes)
+    return reading
+
+
+def _genai_input(view: _Span) -> Reading | None:
+    attributes = view.span.attributes
+    if genai.INPUT not in attributes:
+        attributes = view.details or {}
+        if genai.INPUT not in attributes:
+            return None
+    reading = view.reading(GENAI)
+    genai.read_input(reading, attributes)
+    return reading
+
+
+def _genai_output(view: _Span) -> Reading | None:
+    attributes = view.span.attributes
+    if genai.OUTPUT not in attributes:
+        attributes = view.details or {}
+        if genai.OUTPUT not in attributes:
+            return None
+    reading = view.reading(GENAI)
+    genai.read_output(reading, attributes)
+    return reading
+
+
+def _events_input(view: _Span) -> Reading | None:
+    if not _has_legacy_events(view.span):
+        return None
+    reading = view.reading(GENAI_EVENTS)
+    genai.read_legacy_input(reading, view.span)
+    return reading
+
+
+def _events_output(view: _Span) -> Reading | None:
+    if not _has_legacy_events(view.span):
+        return None
+    reading = view.reading(GENAI_EVENTS)
+    genai.read_legacy_output(reading, view.span)
+    return reading
+
+
+def _openllmetry_input(view: _Span) -> Reading | None:
+    if not view.numbered:
+        return None
+    reading = view.reading(OPENLLMETRY)
+    openllmetry.read(reading, view.numbered, openllmetry.PROMPT)
+    return reading
+
+
+def _openllmetry_output(view: _Span) -> Reading | None:
+    if not view.numbered:
+        return None
+    reading = view.reading(OPENLLMETRY)
+    openllmetry.read(reading, view.numbered, openllmetry.COMPLETION)
+    return reading
+
+
+def _langsmith_input(view: _Span) -> Reading | None:
+    value = view.span.attributes.get(openllmetry.PROMPT)
+    if value is None:
+        return None
+    reading = view.reading(LANGSMITH)
+    provider.read_request(reading, value)
+    return reading
+
+
+def _langsmith_output(view: _Span) -> Reading | None:
+    value = view.span.attributes.get(openllmetry.COMPLETION)
+    if value is None:
+        return None
+    reading = view.reading(LANGSMITH)
+    provider.read_response(reading, value)
+    return reading
+
+
+def _vercel_input(view: _Span) -> Reading | None:
+    if vercel.PROMPT_MESSAGES not in view.span.attributes:
+        return None
+    reading = view.reading(VERCEL)
+    vercel.read_input(reading, view.span.attributes)
+    return reading
+
+
+def _vercel_output(view: _Span) -> Reading | None:
+    if vercel.OUTPUT_KEYS.isdisjoint(view.span.attributes):
+        return None
+    reading = view.reading(VERCEL)
+    vercel.read_output(reading, view.span.attributes)
+    return reading
+
+
+def _provider_input(view: _Span) -> Reading | None:
+    """The first of the request attributes present that reads as a chat request."""
+    for name in _PROVIDER_INPUTS:
+        value = view.span.attributes.get(name)
+        if value is not None:
+            reading = view.reading(PROVIDER)
+            provider.read_request(reading, value)
+            if any(reading.choices):
+                return reading
+    return None
+
+
+def _provider_output(view: _Span) -> Reading | None:
+    for name in _PROVIDER_OUTPUTS:
+        value = view.span.attributes.get(name)
+        if value is not None:
+            reading = view.reading(PROVIDER)
+            provider.read_response(reading, value)
+            if any(reading.choices):
+                return reading
+    return None
+
+
+_INPUT_SOURCES: tuple[_Source, ...] = (
+    _openinference_input,
+    _genai_input,
+    _events_input,
+    _openllmetry_input,
+    _langsmith_input,
+    _vercel_input,
+    _provider_input,
+)
+_OUTPUT_SOURCES: tuple[_Source, ...] = (
+    _openinference_output,
+    _genai_output,
+    _events_output,
+    _openllmetry_output,
+    _langsmith_output,
+    _vercel_output,
+    _provider_output,
+)
+
+
+def input_messages(span: RawSpan) -> Extracted:
+    """The messages the span's model call was sent (§6): the first convention that yields any, with
+    `gen_ai.system_instructions` first unless the input starts with a system message."""
+    view = _Span.of(span, _INPUT_FAMILIES)
+    reading, unparsed = _first_yield(view, _INPUT_SOURCES)
+    messages = reading.messages() if reading is not None else []
+    convention = reading.convention if reading is not None else None
+    if reading is not None:
+        unparsed = reading.unparsed
+    instructions = span.attributes.get(genai.SYSTEM_INSTRUCTIONS)
+    if instructions is None and view.details is not None:
+        instructions = view.details.get(genai.SYSTEM_INSTRUCTIONS)
+    if instructions is not None and not (messages and messages[0].role == "system"):
+        system = view.reading(GENAI)
+        draft = genai.system_instructions(system, instructions)
+        unparsed += system.unparsed
+        if draft is not None:
+            messages.insert(0, draft.message(span.span_id, GENAI))
+            convention = convention or GENAI
+    return Extracted(tuple(messages), convention, unparsed)
+
+
+def output_messages(span: RawSpan) -> Extracted:
+    """What the span's model call answered (§6): choice 0 of the first convention that yields any, the
+    other choices in `metadata["alternatives"]` of its first assistant message."""
+    reading, unparsed = _first_yield(_Span.of(span, _OUTPUT_FAMILIES), _OUTPUT_SOURCES)
+    if reading is None:
+        return Extracted((), None, unparsed)
+    choices = [choice for choice in reading.choices if choice]
+    reasons = json_value(span.attributes.get(_FINISH_REASONS))
+    if isinstance(reasons, list):
+        choices = [
+            _with_finish_reason(choice, reasons[i]) if i < len(reasons) else choice
+            for i, choice in enumerate(choices)
+        ]
+    return Extracted(_with_alternatives(choices), reading.convention, reading.unparsed)
+
+
+def whole_run_messages(span: RawSpan) -> Extracted:
+    """pydantic-ai's whole conversation on its agent span (`pydantic_ai.all_messages`, §6.7, §8.4 A),
+    `gen_ai.system_instructions` first unless it starts with a system message; empty when absent."""
+    value = span.attributes.get(genai.ALL_MESSAGES)
+    if value is None:
+        return Extracted()
+    reading = Reading(span.span_id, PYDANTIC_AI)
+    read_messages(reading, value)
+    messages = reading.messages()
+    instructions = span.attributes.get(genai.SYSTEM_INSTRUCTIONS)
+    if instructions is not None and not (messages and messages[0].role == "system"):
+        draft = genai.system_instructions(reading, instructions)
+        if draft is not None:
+            messages.insert(0, draft.message(span.span_id, PYDANTIC_AI))
+    return Extracted(tuple(messages), PYDANTIC_AI if messages else None, reading.unparsed)
+
+
+def _has_legacy_events(span: RawSpan) -> bool:
+    return any(event.name in genai.LEGACY_EVENTS for event in span.events)
+
+
+def _with_finish_reason(choice: list[Message], reason: Any) -> list[Message]:
+    """`gen_ai.response.finish_reasons[i]` on choice i's assistant messages that name none."""
+    if not isinstance(reason, str) or not reason:
+        return choice
+    return [
+        replace(message, metadata={**message.metadata, "finish_reason": reason})
+        if message.role == "assistant" and "finish_reason" not in message.metadata
+        else message
+        for message in choice
+    ]
+
+
+def _with_alternatives(choices: list[list[Message]]) -> tuple[Message, ...]:
+    if not choices:
+        return ()
+    kept = choices[0]
+    if len(choices) == 1:
+        return tuple(kept)
+    alternatives = [_summary(choice) for choice in choices[1:]]
+    at = next((i for i, message in enumerate(kept) if message.role == "assistant"), 0)
+    first_message = kept[at]
+    kept = [*kept]
+    kept[at] = replace(first_message, metadata={**first_message.metadata, "alternatives": alternatives})
+    return tuple(kept)
+
+
+def _summary(choice: list[Message]) -> dict[str, Any]:
+    """Another choice, in brief: its text, reasoning, tool calls and finish reason, where present."""
+    summary: dict[str, Any] = {"text": "".join(message.text for message in choice)}
+    reasoning = "".join(message.reasoning for message in choice)
+    if reasoning:
+        summary["reasoning"] = reasoning
+    calls = [
+        {"id": call.id, "name": call.name, "arguments": call.arguments}
+        for message in choice
+        for call in message.tool_calls
+    ]
+    if calls:
+        summary["tool_calls"] = calls
+    reason = next((m.metadata["finish_reason"] for m in choice if "finish_reason" in m.metadata), None)
+    if reason is not None:
+        summary["finish_reason"] = reason
+    return summary
