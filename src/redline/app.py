@@ -30,6 +30,9 @@ from redline.surfaces.corrections import results as correction_results
 from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
+from redline.surfaces.otlp import router as otlp
+from redline.surfaces.otlp.paths import OTLP_PATHS
+from redline.surfaces.otlp.throttle import SpanRate
 from redline.surfaces.reviews import annotations as reviews_annotations
 from redline.surfaces.reviews import datasets as reviews_datasets
 from redline.surfaces.reviews import human_reviews as reviews_human_reviews
@@ -91,6 +94,8 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         dependencies=[Depends(refuse_nul_characters)],
     )
     app.state.settings = settings
+    if settings.otlp_rate_spans_per_sec is not None:
+        app.state.otlp_rate = SpanRate(settings.otlp_rate_spans_per_sec)
     console = create_console(settings)
     if database is not None:
         attach(database)
@@ -117,6 +122,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         reviews_human_reviews.router,
         reviews_annotations.router,
         reviews_traces.router,
+        otlp.router,
     ):
         app.include_router(router)
 
@@ -147,6 +153,6 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     app.mount("/ui", console)
 
     # Outermost last: the request id exists before the body limit can refuse anything.
-    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes, exempt=OTLP_PATHS)
     app.add_middleware(RequestIdMiddleware)
     return app

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from redline.config import Settings
 from redline.db import Database
+from redline.ingest.settling import DERIVING, SETTLING
 from redline.jobs.worker import JobKind, JobWorker
 from redline.learning.autoscore import SCORING
 from redline.learning.training import TRAINING, training_job
 from redline.llm import chat_model
 
 # The kinds with no LLM configured: feedback-derived alternatives skipped.
-JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING)
+JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING, SETTLING, DERIVING)
 
 
 def job_kinds(settings: Settings) -> tuple[JobKind, ...]:
     """The job kinds, training wired to the LLM of these settings."""
-    return (training_job(chat_model(settings)), SCORING)
+    return (training_job(chat_model(settings)), SCORING, SETTLING, DERIVING)
 
 
 def job_worker(database: Database, settings: Settings) -> JobWorker:

@@ -110,6 +110,51 @@ class Settings(BaseSettings):
         "token): long steps are cut in the middle and, past it, only the opening and the latest steps "
         "are shown. Raise it for models with a large context window.",
     )
+    otlp_max_body_bytes: int = Field(
+        64 * MIB,
+        gt=0,
+        description="Largest OTLP trace export (POST /v1/traces) accepted, in bytes, both as sent and after "
+        "decompression; larger ones answer 413. The OTLP specification's recommended default.",
+    )
+    otlp_max_span_bytes: int = Field(
+        8 * MIB,
+        gt=0,
+        description="Largest single OTLP span, with its events, in bytes; a larger span is rejected alone "
+        "and the rest of its export kept.",
+    )
+    otlp_max_spans: int = Field(
+        50_000, gt=0, description="Most spans one OTLP export may carry; more answer 413."
+    )
+    otlp_rate_spans_per_sec: float | None = Field(
+        None,
+        gt=0,
+        description="Spans per second one token may send over OTLP, per server process, with a burst of "
+        "as many; more answer 429 with Retry-After. Unset: no limit.",
+    )
+    otlp_max_pending_derive: int = Field(
+        1_000,
+        ge=1,
+        description="Most large traces waiting for their run to be derived in the background; past it OTLP "
+        "exports answer 503 with Retry-After, so exporters slow down instead of the backlog growing.",
+    )
+    otlp_inline_derive_max_spans: int = Field(
+        2_000,
+        ge=1,
+        description="A trace with more spans than this has its run derived by the job worker rather than "
+        "inside the export's request.",
+    )
+    otlp_settle_seconds: float = Field(
+        30.0,
+        ge=0,
+        description="How long after its last span a run sent over OTLP, with its root span, is taken as "
+        "complete: only then do queue rules, automations and auto-scoring see it.",
+    )
+    otlp_orphan_settle_seconds: float = Field(
+        900.0,
+        ge=0,
+        description="The same wait for a run whose root span never arrived (its parent lives in a process "
+        "that does not export to Redline): its earliest span is taken as the root.",
+    )
 
     @property
     def llm_configured(self) -> bool:

@@ -6,7 +6,7 @@ Every refusal is the document's sentence; the rm surface answers it as a 422.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
 
@@ -16,7 +16,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
-from redline.db import utcnow
+from redline.db import in_chunks, utcnow
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, check_role, project_role, visible_projects
@@ -214,6 +214,16 @@ def for_trace(session: Session, actor: Actor, trace_id: uuid.UUID) -> list[Annot
             .order_by(Annotation.created_at, Annotation.id)
         )
     )
+
+
+def annotated_steps(session: Session, step_ids: Collection[uuid.UUID]) -> set[uuid.UUID]:
+    """Which of these steps something was said about: what re-deriving a run must not delete."""
+    found: set[uuid.UUID] = set()
+    for chunk in in_chunks(list(step_ids)):
+        found.update(
+            session.scalars(select(Annotation.step_id).where(Annotation.step_id.in_(chunk)).distinct())
+        )
+    return found
 
 
 def counts(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, TraceCounts]:

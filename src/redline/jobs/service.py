@@ -9,14 +9,15 @@ statement (without the lock clause, which SQLite has no need of) is just as safe
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import utcnow
+from redline.db import bulk_insert, in_chunks, utcnow
 from redline.errors import NotFound
 from redline.jobs.models import DONE, FAILED, QUEUED, RUNNING, Job
 
@@ -40,14 +41,21 @@ class Claimed:
 
 
 def enqueue(
-    session: Session, kind: str, payload: dict[str, Any], *, subject: str | None = None, max_attempts: int = 3
+    session: Session,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    subject: str | None = None,
+    max_attempts: int = 3,
+    run_after: datetime | None = None,
 ) -> Job:
     """A new queued job, written with the caller's transaction: it exists exactly when what asked for it
-    does. `subject` names what it is about, for `waiting`."""
+    does. `subject` names what it is about, for `waiting`; `run_after` holds it back until then."""
     job = Job(
         id=uuid.uuid4(), kind=kind, state=QUEUED, payload=payload, subject=subject, max_attempts=max_attempts
     )
-    job.created_at = job.run_after = utcnow()
+    job.created_at = utcnow()
+    job.run_after = run_after or job.created_at
     job.attempts = 0
     session.add(job)
     session.flush()
@@ -59,6 +67,61 @@ def waiting(session: Session, kind: str, subject: str) -> bool:
     everything new when it runs (scoring a project's new traces) needs queueing only once."""
     query = select(Job.id).where(Job.kind == kind, Job.subject == subject, Job.state == QUEUED).limit(1)
     return session.scalar(query) is not None
+
+
+def schedule(session: Session, kind: str, due: Mapping[str, tuple[dict[str, Any], datetime]]) -> None:
+    """One waiting job of `kind` per subject, due when `due` says: a subject's waiting job is put off to
+    its new time, a subject without one gets one. Work that should happen once things go quiet (a run
+    settling after its last span) is put off this way on every arrival."""
+    if not due:
+        return
+    waiting_ids: dict[str, uuid.UUID] = {}
+    subjects = list(due)
+    for chunk in in_chunks(subjects):
+        query = select(Job.subject, Job.id).where(
+            Job.kind == kind, Job.state == QUEUED, Job.subject.in_(chunk)
+        )
+        waiting_ids.update((subject, job_id) for subject, job_id in session.execute(query) if subject)
+    table = cast(Table, Job.__table__)
+    if waiting_ids:
+        session.execute(
+            update(table).where(table.c.id == bindparam("b_id")).values(run_after=bindparam("v_run_after")),
+            [{"b_id": job_id, "v_run_after": due[subject][1]} for subject, job_id in waiting_ids.items()],
+        )
+    now = utcnow()
+    bulk_insert(
+        session,
+        table,
+        [
+            {
+                "id": uuid.uuid4(),
+                "kind": kind,
+                "state": QUEUED,
+                "payload": payload,
+                "subject": subject,
+                "result": None,
+                "error": None,
+                "progress": None,
+                "progress_note": None,
+                "attempts": 0,
+                "max_attempts": 3,
+                "run_after": run_after,
+                "claimed_by": None,
+                "heartbeat_at": None,
+                "created_at": now,
+                "started_at": None,
+                "finished_at": None,
+            }
+            for subject, (payload, run_after) in due.items()
+            if subject not in waiting_ids
+        ],
+    )
+
+
+def waiting_count(session: Session, kind: str) -> int:
+    """How many jobs of `kind` wait to be run: a backlog callers may refuse to add to."""
+    query = select(func.count()).select_from(Job).where(Job.kind == kind, Job.state == QUEUED)
+    return session.scalar(query) or 0
 
 
 def get(session: Session, job_id: uuid.UUID) -> Job:

@@ -25,6 +25,7 @@ from redline.learning.models import ProjectScoring, RewardModel, TraceScore
 from redline.learning.scoring import ready, score_trace
 from redline.learning.service import get_model
 from redline.traces.models import Trace
+from redline.traces.service import RULES_SEE
 
 SCORE_NEW = "score-new-traces"
 # Traces scored per transaction: each commit keeps what is done, and a worker stopped loses at most this.
@@ -84,7 +85,9 @@ def _unscored(session: Session, scoring: ProjectScoring) -> list[uuid.UUID]:
     return list(
         session.scalars(
             select(Trace.id)
-            .where(Trace.project_id == scoring.project_id, Trace.updated_at >= scoring.since, ~scored)
+            .where(
+                Trace.project_id == scoring.project_id, Trace.updated_at >= scoring.since, ~scored, RULES_SEE
+            )
             .order_by(Trace.updated_at, Trace.id)
             .limit(BATCH)
         )

@@ -34,6 +34,7 @@ from redline.learning.pairs import StepRow, steps_by_trace
 from redline.learning.scoring import Scored, latest_scores
 from redline.traces.models import Trace
 from redline.traces.render import STEP_SEPARATOR, render_step, render_trace
+from redline.traces.service import RULES_SEE
 
 # Runs read per round of queries: steps, comments and scores of a chunk come in a few queries.
 CHUNK = 200
@@ -98,7 +99,7 @@ def _chunks(
             yield [trace_id for trace_id in part if trace_id in live]
         return
     query = select(Trace.id, Trace.created_at).where(
-        Trace.project_id == project_id, Trace.erased_at.is_(None)
+        Trace.project_id == project_id, Trace.erased_at.is_(None), RULES_SEE
     )
     last: tuple[Any, uuid.UUID] | None = None
     while True:

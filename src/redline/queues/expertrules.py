@@ -31,6 +31,7 @@ from redline.queues.models import QueueRule, QueueRuleCounter
 from redline.queues.rules import DEFAULT_STATUS, RunFacts, check_sample, check_when, matches, sampled
 from redline.queues.ruleversions import VERSIONED, next_version, stop, unknown_producer
 from redline.traces.models import Trace
+from redline.traces.service import RULES_SEE
 
 MAX_NAME = 200
 MAX_OPEN = 10_000
@@ -421,7 +422,7 @@ def _recent(
     query = (
         select(Trace)
         .options(load_only(*_FACT_COLUMNS))
-        .where(Trace.project_id == project_id, Trace.erased_at.is_(None))
+        .where(Trace.project_id == project_id, Trace.erased_at.is_(None), RULES_SEE)
     )
     if since is not None:
         query = query.where(func.coalesce(Trace.ended_at, Trace.started_at) >= since)

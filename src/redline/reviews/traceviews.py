@@ -23,7 +23,7 @@ from redline.reviews.said import Said, on_span, said_about
 from redline.reviews.schemas import TraceFilterIn, TraceSearchIn
 from redline.reviews.targets import find_target, span_not_found, trace_id_of
 from redline.traces.models import Agent, Span, Trace
-from redline.traces.service import producer_names, readable_trace
+from redline.traces.service import LISTED, producer_names, readable_trace
 
 DEFAULT_SPAN_LIMIT = 50
 MAX_SPAN_LIMIT = 200
@@ -246,7 +246,7 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[Tr
         order = sort.order
     project_ids = [project.id for project, _ in visible_projects(session, actor)]
     query = select(Trace).where(
-        Trace.project_id.in_(project_ids), Trace.started_at >= body.from_, Trace.started_at < body.to
+        Trace.project_id.in_(project_ids), Trace.started_at >= body.from_, Trace.started_at < body.to, LISTED
     )
     conditions = [_condition(condition) for condition in body.filters or []]
     if conditions:

@@ -16,6 +16,8 @@ from starlette.responses import Response
 
 from redline.errors import Invalid, NotFound, RedlineError
 from redline.fieldpaths import field_path
+from redline.surfaces.otlp.paths import OTLP_PATHS
+from redline.surfaces.otlp.wire import status_body
 from redline.surfaces.responses import JSONBody
 
 log = logging.getLogger("redline.http")
@@ -67,7 +69,20 @@ def render_reviews(error: RedlineError, request_id: str) -> Response:
 RM_ROOT = "/api/v1/rm"
 
 
+def render_otlp(error: RedlineError, request_id: str) -> Response:
+    """A google.rpc.Status in JSON, for what goes wrong on an OTLP path before its route answers (a
+    method it doesn't take) or after (a bug): the route itself answers in the request's encoding."""
+    return Response(
+        status_body("json", error.status, error.message),
+        status_code=error.status,
+        media_type="application/json",
+        headers={"X-Request-Id": request_id},
+    )
+
+
 def renderer_for(path: str) -> ErrorRenderer:
+    if path in OTLP_PATHS:
+        return render_otlp
     if path.startswith(RM_ROOT):
         return render_rm
     if path.startswith(("/v2/", "/v3/")):

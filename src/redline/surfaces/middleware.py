@@ -40,12 +40,14 @@ class BodyLimitMiddleware:
     """Refuses bodies over the limit with a 413 before the app reads them whole.
 
     A declared Content-Length is checked up front; a chunked body is counted as it streams and cut
-    off at the limit, so a client can't make the server buffer more than it allows.
+    off at the limit, so a client can't make the server buffer more than it allows. The paths in
+    `exempt` keep limits of their own (OTLP exports: larger, and checked after decompression too).
     """
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int):
+    def __init__(self, app: ASGIApp, max_body_bytes: int, exempt: frozenset[str] = frozenset()):
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.exempt = exempt
 
     def _error(self) -> TooLarge:
         return TooLarge(
@@ -59,7 +61,7 @@ class BodyLimitMiddleware:
         await response(scope, receive, send)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] in self.exempt:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers", ()))

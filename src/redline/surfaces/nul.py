@@ -13,6 +13,7 @@ from fastapi import Request
 from redline.errors import Invalid
 from redline.jsonio import NUL, NUL_REFUSED, find_nul, loads
 from redline.surfaces.errors import invalid_at
+from redline.surfaces.otlp.paths import OTLP_PATHS
 
 _ESCAPED_NUL = b"\\u0000"
 
@@ -24,7 +25,8 @@ async def refuse_nul_characters(request: Request) -> None:
             raise Invalid(
                 f"{name}: text may not contain the NUL character (\\u0000).", details={"field": name}
             )
-    if request.method in ("GET", "HEAD", "OPTIONS"):
+    if request.method in ("GET", "HEAD", "OPTIONS") or request.url.path in OTLP_PATHS:
+        # An OTLP export is read as a stream within its own limit, never whole here.
         return
     body = await request.body()
     if _ESCAPED_NUL not in body:

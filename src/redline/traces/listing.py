@@ -27,7 +27,7 @@ from redline.identity.service import Actor, readable_project_ids
 from redline.paging import check_limit, decode_cursor, encode_cursor
 from redline.sentences import listed
 from redline.traces.models import Agent, Trace
-from redline.traces.service import producer_names
+from redline.traces.service import LISTED, producer_names
 
 SortKey = Literal["started", "steps", "status"]
 # The columns a list may sort by: each is a column of the trace itself, so a page is one ordered walk.
@@ -114,7 +114,7 @@ def _conditions(
     session: Session, projects: list[uuid.UUID], filters: ListFilters
 ) -> list[ColumnElement[bool]]:
     """The WHERE of the list. An agent is matched by its ids (few), so the (agent, started) index serves."""
-    where: list[ColumnElement[bool]] = [Trace.project_id.in_(projects)]
+    where: list[ColumnElement[bool]] = [Trace.project_id.in_(projects), LISTED]
     if filters.agent:
         agent_ids = list(
             session.scalars(

@@ -30,6 +30,13 @@ from redline.traces.schemas import RunIn, StepIn
 _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
 
 
+# Runs a list shows: all but those hidden because no span of theirs is about AI (otlp-ingest §8.4).
+LISTED = Trace.hidden.is_(False)
+# Runs rules, automations, scoring and learning may act on: listed, and settled (a run assembled from
+# OTLP spans settles once its trace has gone quiet, so nothing acts on half a trace).
+RULES_SEE = and_(LISTED, Trace.settled_at.is_not(None))
+
+
 @dataclass(frozen=True)
 class IngestedRun:
     id: uuid.UUID
@@ -70,7 +77,7 @@ def _bad_run(index: int, field_name: str, message: str) -> Invalid:
 # ------------------------------------------------------------------------------------------------ ingest
 
 
-def _register_producers(
+def register_producers(
     session: Session, model: type[Agent] | type[Flow], wanted: set[tuple[uuid.UUID, str]]
 ) -> dict[tuple[uuid.UUID, str], uuid.UUID]:
     """Ids of agents (or flows) by (project, name), registering the names seen for the first time."""
@@ -107,7 +114,7 @@ def _check_producer_ids(
             raise _bad_run(index, label, f'No {label[:-2]} "{ident}" in project "{run.project_id}".')
 
 
-def _pinned_versions(session: Session, agent_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
+def pinned_versions(session: Session, agent_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
     """The versions the given agents pin, for runs that don't say which version they ran."""
     pinned: dict[uuid.UUID, str] = {}
     for chunk in in_chunks(sorted(agent_ids, key=str)):
@@ -237,13 +244,13 @@ def store_runs(
     _check_producer_ids(session, Agent, runs, "agent_id", "agentId")
     _check_producer_ids(session, Flow, runs, "flow_id", "flowId")
 
-    agents = _register_producers(session, Agent, {(r.project_id, r.agent) for r in runs if r.agent})
-    flows = _register_producers(session, Flow, {(r.project_id, r.flow) for r in runs if r.flow})
+    agents = register_producers(session, Agent, {(r.project_id, r.agent) for r in runs if r.agent})
+    flows = register_producers(session, Flow, {(r.project_id, r.flow) for r in runs if r.flow})
     existing = _existing_by_external_id(session, runs)
     old_steps = _known_steps(session, list(existing.values())) if existing else {}
     agent_ids = [run.agent_id or (agents[(run.project_id, run.agent)] if run.agent else None) for run in runs]
     unversioned = {a for a, run in zip(agent_ids, runs, strict=True) if a and run.agent_version is None}
-    pinned = _pinned_versions(session, unversioned) if unversioned else {}
+    pinned = pinned_versions(session, unversioned) if unversioned else {}
 
     now = utcnow()
     writes = _Writes()
@@ -413,7 +420,7 @@ def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
 
 
 def _filtered(actor_projects: list[uuid.UUID], filters: RunFilters) -> Select[Trace]:
-    query = select(Trace).where(Trace.project_id.in_(actor_projects))
+    query = select(Trace).where(Trace.project_id.in_(actor_projects), LISTED)
     if filters.agent_id:
         query = query.where(Trace.agent_id == filters.agent_id)
     if filters.agent:
@@ -467,7 +474,7 @@ def newest_traces(session: Session, actor: Actor, *, limit: int, offset: int) ->
     An offset past the end is an empty page however large it is, so it never reaches the database.
     """
     project_ids = [project.id for project, _ in visible_projects(session, actor)]
-    readable = Trace.project_id.in_(project_ids)
+    readable = and_(Trace.project_id.in_(project_ids), LISTED)
     total = session.scalar(select(func.count()).select_from(Trace).where(readable)) or 0
     if offset >= total:
         return [], total
@@ -496,7 +503,8 @@ def runs_by_external_id(
 def project_run_count(session: Session, actor: Actor, project_id: uuid.UUID) -> int:
     """How many runs a project holds: what an export of them will write."""
     require_project_role(session, actor, project_id, "read")
-    return session.scalar(select(func.count()).select_from(Trace).where(Trace.project_id == project_id)) or 0
+    counted = select(func.count()).select_from(Trace).where(Trace.project_id == project_id, LISTED)
+    return session.scalar(counted) or 0
 
 
 def iter_project_runs(
@@ -506,7 +514,7 @@ def iter_project_runs(
     require_project_role(session, actor, project_id, "read")
     last: tuple[datetime, uuid.UUID] | None = None
     while True:
-        query = select(Trace).where(Trace.project_id == project_id)
+        query = select(Trace).where(Trace.project_id == project_id, LISTED)
         if last is not None:
             query = query.where(
                 or_(Trace.started_at > last[0], and_(Trace.started_at == last[0], Trace.id > last[1]))

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
+import orjson
 from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
@@ -45,6 +46,41 @@ def ns_time(ns: int) -> datetime:
     return datetime.fromtimestamp(ns / 1e9, UTC)
 
 
+NUL = "\x00"
+# What a NUL character becomes: PostgreSQL can keep U+0000 neither in text nor in JSONB.
+NUL_REPLACEMENT = "\ufffd"
+
+
+def without_nul(span: RawSpan) -> RawSpan:
+    """The span with every NUL character in its text (name, status, attributes, events) replaced; the
+    same span when it has none, which a single serialization tells."""
+    probe = orjson.dumps(
+        [span.name, span.status_message, span.attributes, [event.attributes for event in span.events]]
+    )
+    if b"\\u0000" not in probe:
+        return span
+    return replace(
+        span,
+        name=_clean(span.name),
+        status_message=_clean(span.status_message),
+        attributes=_clean(dict(span.attributes)),
+        events=tuple(
+            SpanEvent(_clean(event.name), event.time_ns, _clean(dict(event.attributes)))
+            for event in span.events
+        ),
+    )
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace(NUL, NUL_REPLACEMENT)
+    if isinstance(value, dict):
+        return {_clean(key): _clean(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    return value
+
+
 @dataclass(frozen=True)
 class Arrival:
     """One span of a request bound for a project, with the resource it came under."""
@@ -56,12 +92,14 @@ class Arrival:
 @dataclass
 class TraceSpans:
     """One touched trace: all its spans now (stored and arrived, one copy each), and what this batch
-    changes in storage. `settled` says whether the run had settled before this batch."""
+    changes in storage, with when the run settled (None: not yet) and its late spans before this batch."""
 
     run_id: uuid.UUID
     trace_hex: str
     project_id: uuid.UUID
-    settled: bool
+    settled_at: datetime | None
+    # Spans that came after the run settled, before this batch (otlp-ingest §8.9).
+    late_spans: int
     spans: dict[str, RawSpan] = field(default_factory=dict)
     new_rows: list[dict[str, Any]] = field(default_factory=list)
     replaced_rows: list[dict[str, Any]] = field(default_factory=list)
@@ -91,7 +129,11 @@ def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arriv
     turns instead of deriving from half the spans each."""
     by_trace: dict[str, list[Arrival]] = {}
     for arrival in arrivals:
-        by_trace.setdefault(arrival.received.span.trace_id, []).append(arrival)
+        span = arrival.received.span
+        clean = without_nul(span)
+        if clean is not span:
+            arrival = Arrival(replace(arrival.received, span=clean), arrival.group)
+        by_trace.setdefault(span.trace_id, []).append(arrival)
     rejected, known = _refuse_foreign(session, project_id, by_trace)
     if not by_trace:
         return Kept([], rejected)
@@ -99,7 +141,7 @@ def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arriv
         session,
         OtlpResource,
         project_id,
-        {a.group.resource_hash: {"attributes": dict(a.group.resource)} for a in arrivals},
+        {a.group.resource_hash: {"attributes": _clean(dict(a.group.resource))} for a in arrivals},
         now,
     )
     scope_ids = _kept_once_ids(
@@ -110,7 +152,7 @@ def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arriv
             a.received.scope_hash: {
                 "name": a.received.span.scope_name,
                 "version": a.received.span.scope_version,
-                "attributes": dict(a.received.scope_attributes) or None,
+                "attributes": _clean(dict(a.received.scope_attributes)) or None,
             }
             for a in arrivals
         },
@@ -121,7 +163,9 @@ def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arriv
     _lock(session, sorted(run_ids.values()))
     settled = _settled(session, list(run_ids.values()))
     touched = {
-        trace_hex: TraceSpans(run_ids[trace_hex], trace_hex, project_id, run_ids[trace_hex] in settled)
+        trace_hex: TraceSpans(
+            run_ids[trace_hex], trace_hex, project_id, *settled.get(run_ids[trace_hex], (None, 0))
+        )
         for trace_hex in by_trace
     }
     stored = _stored_of(session, {trace.run_id: trace.trace_hex for trace in touched.values()})
@@ -315,12 +359,16 @@ def _lock(session: Session, run_ids: list[uuid.UUID]) -> None:
         session.execute(select(Trace.id).where(Trace.id.in_(chunk)).order_by(Trace.id).with_for_update())
 
 
-def _settled(session: Session, run_ids: list[uuid.UUID]) -> set[uuid.UUID]:
-    found: set[uuid.UUID] = set()
+def _settled(session: Session, run_ids: list[uuid.UUID]) -> dict[uuid.UUID, tuple[datetime, int]]:
+    """When each settled run settled, and how many late spans it has had."""
+    found: dict[uuid.UUID, tuple[datetime, int]] = {}
     for chunk in in_chunks(run_ids):
-        found.update(
-            session.scalars(select(Trace.id).where(Trace.id.in_(chunk), Trace.settled_at.is_not(None)))
+        query = select(Trace.id, Trace.settled_at, Trace.meta).where(
+            Trace.id.in_(chunk), Trace.settled_at.is_not(None)
         )
+        for run_id, settled_at, meta in session.execute(query):
+            late = ((meta or {}).get("otlp") or {}).get("late_spans", 0)
+            found[run_id] = (settled_at, late if isinstance(late, int) else 0)
     return found
 
 
