@@ -96,6 +96,11 @@ async def export_traces(
         return await run_in_threadpool(_keep, request, call, body, x_redline_project)
     except RedlineError as error:
         return _refusal(answer, error, request)
+    except Exception as error:
+        if not is_transient(error):
+            raise
+        log.warning("OTLP export answered 503: %s", error)
+        return _refusal(answer, store_unavailable(), request)
 
 
 @router.post(
@@ -128,6 +133,10 @@ async def _other_signal(request: Request, respond: Callable[[bytes, wire.BodyFor
         return Response(respond(body, call.answer), media_type=wire.media_type(call.answer))
     except RedlineError as error:
         return _refusal(answer, error, request)
+    except Exception as error:
+        if not is_transient(error):
+            raise
+        return _refusal(answer, store_unavailable(), request)
 
 
 async def _checked(request: Request) -> _Call:
@@ -185,29 +194,19 @@ def _keep(request: Request, call: _Call, body: bytes, project_header: str | None
     rate: SpanRate | None = getattr(request.app.state, "otlp_rate", None)
     if rate is not None and call.actor.token_id is not None:
         rate.take(call.actor.token_id, batch.span_count)
-    try:
-        with db.read() as session:
-            if jobs.waiting_count(session, otlp.DERIVE_JOB) >= settings.otlp_max_pending_derive:
-                raise TryLater(BACKLOG, status=503, retry_after=BACKLOG_RETRY_SECONDS)
-        with db.write() as session:
-            project = otlp.header_project(session, call.actor, project_header) if project_header else None
-            received = otlp.receive(
-                session, call.actor, batch, project=project, limits=OtlpLimits.of(settings)
-            )
-            # Every span refused for where it belongs (no project, another project's trace): nothing is
-            # kept, and a retry would fare the same.
-            refused = refusal(received.rejected, batch.span_count)
-            if refused is not None:
-                raise Invalid(refused)
-            if call.due and call.actor.token_id is not None:
-                identity.touch_token(session, call.actor.token_id)
-    except RedlineError:
-        raise
-    except Exception as error:
-        if is_transient(error):
-            log.warning("OTLP export answered 503: %s", error)
-            raise store_unavailable() from error
-        raise
+    with db.read() as session:
+        if jobs.waiting_count(session, otlp.DERIVE_JOB) >= settings.otlp_max_pending_derive:
+            raise TryLater(BACKLOG, status=503, retry_after=BACKLOG_RETRY_SECONDS)
+    with db.write() as session:
+        project = otlp.header_project(session, call.actor, project_header) if project_header else None
+        received = otlp.receive(session, call.actor, batch, project=project, limits=OtlpLimits.of(settings))
+        # Every span refused for where it belongs (no project, another project's trace): nothing is
+        # kept, and a retry would fare the same.
+        refused = refusal(received.rejected, batch.span_count)
+        if refused is not None:
+            raise Invalid(refused)
+        if call.due and call.actor.token_id is not None:
+            identity.touch_token(session, call.actor.token_id)
     message = (
         rejection_message(received.rejected, received.warnings)
         if received.rejected or received.warnings

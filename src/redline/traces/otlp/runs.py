@@ -135,7 +135,7 @@ def _write_steps(
 def _supersede(session: Session, step_ids_gone: list[uuid.UUID], first_index: int) -> None:
     """Annotated steps no longer derived: kept after the derived ones, marked, their words unchanged."""
     metadata: dict[uuid.UUID, Any] = dict(
-        session.execute(select(Step.id, Step.meta).where(Step.id.in_(step_ids_gone))).tuples().all()
+        session.execute(select(Step.id, Step.meta).where(Step.id.in_(step_ids_gone))).all()
     )
     session.execute(
         update(_STEPS)

@@ -316,7 +316,7 @@ def _ids_by_hash(
     query = select(model.content_hash, model.id).where(
         model.project_id == project_id, model.content_hash.in_(hashes)
     )
-    return dict(session.execute(query).tuples().all())
+    return dict(session.execute(query).all())
 
 
 def _make_runs(
@@ -443,7 +443,7 @@ def _contents(
     if not wanted:
         return {}
     return dict(
-        session.execute(select(model.id, model.attributes).where(model.id.in_(wanted))).tuples().all()
+        session.execute(select(model.id, model.attributes).where(model.id.in_(wanted))).all()
     )
 
 

@@ -1,0 +1,295 @@
+"""POST /v1/traces against the real app and store: spans in, runs out, whatever the encoding, the
+batching, the order or the resending (otlp-ingest §2, §3, §8, edge cases 1-3, 21-23)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from sqlalchemy import func, select
+
+from redline.traces.models import Span, Step, Trace
+from tests.otlp.builders import hex_id, raw_spans, trace_hex
+from tests.otlp.otlpapp import BEARER, ENCODINGS, Encoding, OtlpApp, otlp_app, steps_of
+from tests.otlp.test_assemble_examples import STEPS_10_1, example_10_1
+
+__all__ = ["otlp_app"]
+
+
+@pytest.mark.parametrize(("encoding", "gzip"), ENCODINGS)
+def test_the_langgraph_example_becomes_one_run_with_its_steps(
+    otlp_app: OtlpApp, encoding: Encoding, gzip: bool
+) -> None:
+    answer = otlp_app.send(raw_spans(example_10_1()), encoding=encoding, gzip=gzip)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == (
+        "application/x-protobuf" if encoding == "protobuf" else "application/json"
+    )
+    assert answer.content == (b"" if encoding == "protobuf" else b"{}")
+    [listed] = otlp_app.runs()
+    assert listed["externalId"] == trace_hex()
+    assert listed["sourceFormat"] == "otel"
+    assert listed["status"] == "running"
+    run = otlp_app.run(listed["id"])
+    assert steps_of(run) == STEPS_10_1
+    assert run["input"] == {"messages": [["user", "Weather in Paris?"]]}
+    assert run["output"] == "It is rainy, 14 °C."
+    assert run["metadata"]["session_id"] == "thread-7"
+    assert len(run["spans"]) == 7
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batch_splits_and_arrival_order_never_change_the_run(otlp_app: OtlpApp, seed: int) -> None:
+    otlp_app.send_in_batches(
+        raw_spans(example_10_1()), seed=seed, encoding="json" if seed % 2 else "protobuf"
+    )
+    [listed] = otlp_app.runs()
+    run = otlp_app.run(listed["id"])
+    assert steps_of(run) == STEPS_10_1
+    assert run["output"] == "It is rainy, 14 °C."
+
+
+def test_step_ids_survive_rederivation_so_annotations_stay(otlp_app: OtlpApp) -> None:
+    spans = raw_spans(example_10_1())
+    root, rest = spans[0], spans[1:]
+    otlp_app.send(rest)
+    [listed] = otlp_app.runs()
+    before = {step["index"]: step["id"] for step in otlp_app.run(listed["id"])["steps"]}
+    otlp_app.send([root])
+    after = {step["index"]: step["id"] for step in otlp_app.run(listed["id"])["steps"]}
+    assert after == before
+
+
+def test_a_resent_batch_changes_nothing_and_a_later_copy_replaces_with_a_warning(otlp_app: OtlpApp) -> None:
+    spans = raw_spans(example_10_1())
+    assert otlp_app.send(spans).status_code == 200
+    with otlp_app.db.read() as session:
+        updated = session.scalar(select(Trace.updated_at))
+    again = otlp_app.send(spans, encoding="json")
+    assert (again.status_code, again.json()) == (200, {})
+    with otlp_app.db.read() as session:
+        assert session.scalar(select(Trace.updated_at)) == updated
+        assert session.scalar(select(func.count()).select_from(Span)) == len(spans)
+    changed = replace(
+        spans[0], end_ns=spans[0].end_ns + 5, attributes={**spans[0].attributes, "output.value": "Sunny."}
+    )
+    answer = otlp_app.send([changed], encoding="json")
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "partialSuccess": {"rejectedSpans": "0", "errorMessage": "1 span replaced an earlier copy."}
+    }
+    [listed] = otlp_app.runs()
+    assert otlp_app.run(listed["id"])["output"] == "Sunny."
+    older = replace(
+        spans[0], end_ns=spans[0].end_ns - 1, attributes={**spans[0].attributes, "output.value": "Old."}
+    )
+    assert otlp_app.send([older], encoding="json").json() == {}
+    assert otlp_app.run(listed["id"])["output"] == "Sunny."
+
+
+def test_two_copies_in_one_request_the_second_wins(otlp_app: OtlpApp) -> None:
+    spans = raw_spans(example_10_1())
+    second = replace(spans[0], attributes={**spans[0].attributes, "output.value": "Second."})
+    assert otlp_app.send([*spans, second]).status_code == 200
+    [listed] = otlp_app.runs()
+    assert otlp_app.run(listed["id"])["output"] == "Second."
+    with otlp_app.db.read() as session:
+        assert session.scalar(select(func.count()).select_from(Span)) == len(spans)
+
+
+def test_only_http_and_database_spans_are_kept_but_the_run_is_hidden(otlp_app: OtlpApp) -> None:
+    spans = raw_spans(
+        [
+            {
+                "span": "http",
+                "parent": None,
+                "name": "GET /items",
+                "kind": 2,
+                "attributes": {"http.route": "/items"},
+            },
+            {
+                "span": "sql",
+                "parent": "http",
+                "name": "SELECT",
+                "kind": 3,
+                "attributes": {"db.system": "postgresql"},
+            },
+        ]
+    )
+    answer = otlp_app.send(spans)
+    assert (answer.status_code, answer.content) == (200, b"")
+    assert otlp_app.runs() == []
+    with otlp_app.db.read() as session:
+        run_id = session.scalar(select(Trace.id))
+        assert session.scalar(select(func.count()).select_from(Span)) == 2
+    run = otlp_app.run(str(run_id))
+    assert run["steps"] == []
+    assert {span["kind"] for span in run["spans"]} == {"UNKNOWN"}
+
+
+def test_a_run_settles_once_quiet_and_late_spans_keep_annotated_steps(otlp_app: OtlpApp) -> None:
+    spans = raw_spans(example_10_1())
+    otlp_app.send(spans[:-1])
+    [listed] = otlp_app.runs()
+    assert listed["status"] == "running"
+    assert otlp_app.settle() >= 1
+    run = otlp_app.run(listed["id"])
+    assert run["status"] == "completed"
+    user_step = next(step for step in run["steps"] if step["role"] == "user")
+    annotated = otlp_app.client.post(
+        f"/api/v1/rm/traces/{listed['id']}/annotations",
+        json={"step_id": user_step["id"], "comment": "Ambiguous city."},
+        headers=BEARER,
+    )
+    assert annotated.status_code == 200, annotated.text
+    otlp_app.send(spans[-1:])
+    late = otlp_app.run(listed["id"])
+    assert late["status"] == "completed"
+    assert late["metadata"]["otlp"]["late_spans"] == 1
+    assert steps_of(late) == STEPS_10_1
+    assert user_step["id"] in {step["id"] for step in late["steps"]}
+    assert otlp_app.settle() == 0
+
+
+def test_an_annotated_step_that_vanishes_is_kept_after_the_others_as_superseded(otlp_app: OtlpApp) -> None:
+    first = raw_spans(
+        [
+            {
+                "span": "root",
+                "parent": None,
+                "name": "agent",
+                "attributes": {
+                    "openinference.span.kind": "AGENT",
+                    "input.value": "Hi",
+                    "output.value": "Hello.",
+                },
+            }
+        ]
+    )
+    otlp_app.send(first)
+    [listed] = otlp_app.runs()
+    run = otlp_app.run(listed["id"])
+    answer_step = next(step for step in run["steps"] if step["role"] == "assistant")
+    assert (
+        otlp_app.client.post(
+            f"/api/v1/rm/traces/{listed['id']}/annotations",
+            json={"step_id": answer_step["id"], "rating": 1},
+            headers=BEARER,
+        ).status_code
+        == 200
+    )
+    changed = [
+        replace(
+            first[0],
+            end_ns=first[0].end_ns + 1,
+            attributes={**first[0].attributes, "output.value": "Goodbye."},
+        )
+    ]
+    otlp_app.send(changed)
+    steps = otlp_app.run(listed["id"])["steps"]
+    assert [step["content"] for step in steps] == ["Hi", "Goodbye.", "Hello."]
+    assert steps[-1]["id"] == answer_step["id"]
+    assert steps[-1]["metadata"]["superseded"] is True
+    with otlp_app.db.read() as session:
+        assert session.scalar(select(func.count()).select_from(Step)) == 3
+
+
+def test_a_trace_of_another_project_is_refused_and_not_mixed(otlp_app: OtlpApp) -> None:
+    made = otlp_app.client.post("/v1/projects", json={"name": "other"}, headers=BEARER)
+    assert made.status_code == 201, made.text
+    spans = [replace(span, resource={"redline.project": "default"}) for span in raw_spans(example_10_1())]
+    assert otlp_app.send(spans[:3]).status_code == 200
+    moved = [replace(span, resource={"service.name": "x", "redline.project": "other"}) for span in spans[3:]]
+    answer = otlp_app.send([*spans[:3], *moved], encoding="json")
+    assert answer.status_code == 200
+    body = answer.json()["partialSuccess"]
+    assert body["rejectedSpans"] == str(len(moved))
+    assert f"trace {trace_hex()} belongs to another project" in body["errorMessage"]
+    with otlp_app.db.read() as session:
+        assert session.scalar(select(func.count()).select_from(Trace)) == 1
+    only_moved = otlp_app.send(moved, encoding="json")
+    assert only_moved.status_code == 400
+    assert "belongs to another project" in only_moved.json()["message"]
+
+
+def test_the_project_header_wins_and_names_must_be_writable(otlp_app: OtlpApp) -> None:
+    made = otlp_app.client.post("/v1/projects", json={"name": "agents"}, headers=BEARER)
+    spans = raw_spans(example_10_1())
+    answer = otlp_app.send(spans, headers={"x-redline-project": "agents"})
+    assert answer.status_code == 200
+    [listed] = otlp_app.runs()
+    assert listed["projectId"] == made.json()["id"]
+    missing = otlp_app.send(spans, encoding="json", headers={"x-redline-project": "nope"})
+    assert missing.status_code == 404
+    assert missing.json()["code"] == 5
+
+
+def test_without_a_project_hint_a_token_writing_to_two_projects_is_told_how(otlp_app: OtlpApp) -> None:
+    otlp_app.client.post("/v1/projects", json={"name": "second"}, headers=BEARER)
+    answer = otlp_app.send(raw_spans(example_10_1()), encoding="json")
+    assert answer.status_code == 400
+    assert (
+        "send the x-redline-project header or set the redline.project resource attribute"
+        in answer.json()["message"]
+    )
+    by_attribute = otlp_app.send(
+        [
+            replace(span, resource={"openinference.project.name": "second"})
+            for span in raw_spans(example_10_1())
+        ]
+    )
+    assert by_attribute.status_code == 200
+
+
+def test_basic_auth_carries_the_token_as_its_password_and_bad_tokens_are_refused(otlp_app: OtlpApp) -> None:
+    import base64
+
+    from tests.conftest import ADMIN_TOKEN
+
+    basic = base64.b64encode(f"pk-anything:{ADMIN_TOKEN}".encode()).decode()
+    assert (
+        otlp_app.send(raw_spans(example_10_1()), headers={"Authorization": f"Basic {basic}"}).status_code
+        == 200
+    )
+    bad = otlp_app.send(raw_spans(example_10_1()), encoding="json", headers={"Authorization": "Bearer nope"})
+    assert (bad.status_code, bad.json()["message"]) == (
+        401,
+        "The bearer token is not valid or has been revoked.",
+    )
+
+
+def test_erasing_a_run_erases_its_raw_spans_and_refuses_more_of_them(otlp_app: OtlpApp) -> None:
+    spans = raw_spans(example_10_1())
+    otlp_app.send(spans)
+    [listed] = otlp_app.runs()
+    erased = otlp_app.client.post(f"/v1/runs/{listed['id']}/erase", headers=BEARER)
+    assert erased.status_code == 200, erased.text
+    from redline.traces.models import OtlpResource
+
+    with otlp_app.db.read() as session:
+        assert session.scalars(select(Span.attributes).where(Span.attributes.is_not(None))).all() == []
+        assert session.scalar(select(func.count()).select_from(OtlpResource)) == 0
+    again = otlp_app.send([replace(spans[0], end_ns=spans[0].end_ns + 1)], encoding="json")
+    assert again.status_code == 400
+    assert f"trace {trace_hex()} was erased" in again.json()["message"]
+
+
+def test_logs_and_metrics_are_answered_not_kept(otlp_app: OtlpApp) -> None:
+    answer = otlp_app.client.post(
+        "/v1/logs",
+        content=b'{"resourceLogs":[{"scopeLogs":[{"logRecords":[{},{}]}]}]}',
+        headers={"content-type": "application/json", **BEARER},
+    )
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "partialSuccess": {"rejectedLogRecords": "2", "errorMessage": "Redline ingests traces only"}
+    }
+    wrong_method = otlp_app.client.get("/v1/traces", headers=BEARER)
+    assert wrong_method.status_code == 405
+
+
+def test_a_span_id_hex_is_stored_lowercase_and_runs_get_stable_ids(otlp_app: OtlpApp) -> None:
+    otlp_app.send(raw_spans(example_10_1()))
+    with otlp_app.db.read() as session:
+        ids = set(session.scalars(select(Span.span_id)))
+    assert hex_id("L1") in ids
