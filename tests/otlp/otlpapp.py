@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -45,8 +44,8 @@ class OtlpApp:
         encoding: Encoding = "protobuf",
         gzip: bool = False,
         headers: dict[str, str] | None = None,
-    ) -> httpx.Response:
-        """POST one export of these spans, as an exporter would."""
+    ) -> Any:
+        """POST one export of these spans, as an exporter would; answers the test client's response."""
         request = export_request(spans)
         body = request.SerializeToString() if encoding == "protobuf" else export_json_bytes(request)
         sent = {"content-type": f"application/{'x-protobuf' if encoding == 'protobuf' else 'json'}", **BEARER}
