@@ -181,7 +181,7 @@ class BodyReader:
             self._parts.append(piece)
 
 
-def read_body(chunks: Iterable[bytes], encoding: Encoding, limit: int) -> bytes:
+def read_body(chunks: bytes | Iterable[bytes], encoding: Encoding, limit: int) -> bytes:
     """A whole body from its chunks (see BodyReader); a bytes value is one chunk."""
     reader = BodyReader(encoding, limit)
     for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
