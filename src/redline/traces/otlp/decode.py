@@ -253,12 +253,16 @@ def _raw_span(span: Span, scope: InstrumentationScope, resource: Mapping[str, An
 
 def _attributes(pairs: Iterable[KeyValue]) -> dict[str, Any]:
     """Attributes flat, key to decoded value; a repeated key keeps its last value."""
-    return {pair.key: _value(pair.value) for pair in pairs}
+    decoded = {}
+    for pair in pairs:
+        value = pair.value
+        kind = value.WhichOneof("value")
+        decoded[pair.key] = value.string_value if kind == "string_value" else _value(value, kind)
+    return decoded
 
 
-def _value(value: AnyValue) -> Any:
+def _value(value: AnyValue, kind: str | None) -> Any:
     """An AnyValue as JSON-ready Python: bytes become `{"$bytes": base64}`, the empty value None."""
-    kind = value.WhichOneof("value")
     if kind == "string_value":
         return value.string_value
     if kind is None:
@@ -270,7 +274,7 @@ def _value(value: AnyValue) -> Any:
     if kind == "double_value":
         return value.double_value
     if kind == "array_value":
-        return [_value(item) for item in value.array_value.values]
+        return [_value(item, item.WhichOneof("value")) for item in value.array_value.values]
     if kind == "kvlist_value":
         return _attributes(value.kvlist_value.values)
     return {"$bytes": base64.b64encode(value.bytes_value).decode("ascii")}
