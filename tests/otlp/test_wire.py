@@ -30,7 +30,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from redline.errors import Invalid, TooLarge
 from redline.surfaces.otlp import wire
-from redline.traces.otlp.decode import OtlpUnreadable
+from redline.traces.otlp.decode import OtlpUnreadable, read_spans
 from tests.otlp import payloads
 from tests.otlp.builders import raw_spans
 
@@ -263,15 +263,27 @@ def test_parse_request_reads_either_encoding() -> None:
         wire.parse_request(b"{", "json")
 
 
-def test_a_gzipped_json_export_reads_back_through_the_wire() -> None:
-    request = payloads.export_request(
-        raw_spans([{"span": "A", "parent": None}, {"span": "B", "parent": "A"}])
-    )
-    sent = gzip.compress(payloads.export_json_bytes(request))
+SPANS = raw_spans(
+    [
+        {"span": "A", "parent": None, "attributes": {"openinference.span.kind": "AGENT", "n": 1}},
+        {"span": "B", "parent": "A", "attributes": {"blob": {"$bytes": "AAE="}, "tags": ["x", 2.5, True]}},
+    ]
+)
 
-    body = wire.read_body(chunked(sent, 10), wire.body_encoding("gzip"), MiB)
 
-    assert wire.parse_request(body, wire.body_format("application/json; charset=utf-8")) == request
+@pytest.mark.parametrize("content_type", ["application/x-protobuf", "application/json; charset=utf-8"])
+@pytest.mark.parametrize("content_encoding", [None, "gzip", "deflate"])
+def test_exports_read_back_through_the_wire_in_every_encoding(
+    content_type: str, content_encoding: str | None
+) -> None:
+    request = payloads.export_request(SPANS)
+    body = request.SerializeToString() if "protobuf" in content_type else payloads.export_json_bytes(request)
+    sent = {None: body, "gzip": gzip.compress(body), "deflate": payloads.deflated(body)}[content_encoding]
+
+    received = wire.read_body(chunked(sent, 10), wire.body_encoding(content_encoding), MiB)
+    parsed = wire.parse_request(received, wire.body_format(content_type))
+
+    assert [span.span for span in read_spans(parsed, max_span_bytes=MiB).spans] == SPANS
 
 
 # -- answers ------------------------------------------------------------------------------------------
