@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 import orjson
+from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsPartialSuccess,
     ExportLogsServiceRequest,
@@ -340,7 +341,7 @@ def metrics_response(body: bytes, encoding: BodyFormat) -> bytes:
 def _parse_other(message: Any, body: bytes, name: str) -> Any:
     try:
         message.ParseFromString(body)
-    except Exception:  # protobuf's DecodeError; its module has no type stubs here
+    except DecodeError:
         raise OtlpUnreadable(f"request body is not a valid protobuf {name}") from None
     return message
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
@@ -107,7 +108,7 @@ def parse_protobuf(body: bytes) -> ExportTraceServiceRequest:
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(body)
-    except Exception:  # protobuf's DecodeError; its module has no type stubs here
+    except DecodeError:
         message = "request body is not a valid protobuf ExportTraceServiceRequest"
         if _reads_as_logs(body):
             message += "; if you are exporting logs, use /v1/logs"
@@ -121,7 +122,7 @@ def _reads_as_logs(body: bytes) -> bool:
     logs = ExportLogsServiceRequest()
     try:
         logs.ParseFromString(body)
-    except Exception:  # DecodeError, as above
+    except DecodeError:
         return False
     return any(scope.log_records for resource in logs.resource_logs for scope in resource.scope_logs)
 

@@ -74,10 +74,13 @@ def request_from_json(data: Any) -> ExportTraceServiceRequest:
     if not isinstance(data, Mapping):
         raise ShapeError(f"the top level must be an object (an ExportTraceServiceRequest), not {_kind(data)}")
     request = ExportTraceServiceRequest()
-    for r, resource_spans in enumerate(
-        _list(_field(data, "resourceSpans", "resource_spans"), "resourceSpans")
-    ):
-        _resource_spans(request.resource_spans.add(), resource_spans, f"resourceSpans[{r}]")
+    resource_spans = _list(_field(data, "resourceSpans", "resource_spans"), "resourceSpans")
+    try:
+        for r, item in enumerate(resource_spans):
+            _resource_spans(request.resource_spans.add(), item, f"resourceSpans[{r}]")
+    except UnicodeEncodeError:
+        # Only a document parsed by a lenient parser (the standard library's) can hold one.
+        raise ShapeError("a string holds a lone surrogate, which is not Unicode text") from None
     return request
 
 
@@ -340,8 +343,13 @@ def _double(data: Any, where: str) -> float:
     """A JSON number, or a string: "NaN", "Infinity", "-Infinity" (protobuf's JSON spellings) or decimal."""
     if isinstance(data, bool):
         raise ShapeError(f"{where} must be a number, not {_kind(data)}")
-    if isinstance(data, int | float):
-        return float(data)
+    if isinstance(data, float):
+        return data
+    if isinstance(data, int):
+        try:
+            return float(data)
+        except OverflowError:
+            raise ShapeError(f"{where} is an integer too large for a double") from None
     if isinstance(data, str):
         try:
             number = float(data)
