@@ -261,3 +261,15 @@ def _comparable(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _comparable(item) for key, item in value.items()}
     return (type(value).__name__, value)
+
+
+def test_a_resource_without_spans_makes_no_group() -> None:
+    request = payloads.export_request(SPANS)
+    empty = request.resource_spans.add()
+    empty.resource.attributes.extend(payloads.key_values({"service.name": "idle"}))
+    empty.scope_spans.add().scope.name = "nothing"
+
+    assert [group.resource for group in read_spans(request, max_span_bytes=LIMIT).groups] == [
+        {"service.name": "test-agent"},
+        {"service.name": "other", "pid": 7},
+    ]

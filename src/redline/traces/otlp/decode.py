@@ -150,7 +150,8 @@ def span_count(request: ExportTraceServiceRequest) -> int:
 
 
 def read_spans(request: ExportTraceServiceRequest, *, max_span_bytes: int) -> DecodedBatch:
-    """Every span of the request as received, grouped by resource, each one kept or rejected alone."""
+    """Every span of the request as received, grouped by resource (a resource without spans left out),
+    each one kept or rejected alone."""
     groups = []
     count = dropped = 0
     too_large = f"span is over the {byte_size(max_span_bytes)} limit for one span"
@@ -184,7 +185,8 @@ def read_spans(request: ExportTraceServiceRequest, *, max_span_bytes: int) -> De
                 kept.append(
                     ReceivedSpan(raw, content.hexdigest(), scope_hash, scope_attributes, len(encoded))
                 )
-        groups.append(ResourceGroup(resource, resource_hash, tuple(kept), tuple(rejected)))
+        if kept or rejected:  # a resource with no spans has nothing to store or to answer for
+            groups.append(ResourceGroup(resource, resource_hash, tuple(kept), tuple(rejected)))
     warnings: tuple[str, ...] = ()
     if dropped:
         warnings = (f"{counted(dropped, 'span')} arrived with attributes dropped by the exporter's limit",)
