@@ -92,6 +92,7 @@ def test_a_utf8_byte_order_mark_is_not_an_error() -> None:
     body = payloads.export_json_bytes(payloads.export_request(SPANS))
 
     assert parse_json(b"\xef\xbb\xbf" + body) == parse_json(body)
+    assert parse_json("\ufeff" + body.decode()) == parse_json(body)
 
 
 def test_spans_are_grouped_by_resource_in_arrival_order() -> None:

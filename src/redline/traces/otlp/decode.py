@@ -132,7 +132,9 @@ def parse_json(body: bytes | str | Mapping[str, Any]) -> ExportTraceServiceReque
     if isinstance(body, Mapping):
         data: Any = body
     else:
-        if isinstance(body, bytes | bytearray | memoryview):
+        if isinstance(body, str):
+            body = body.removeprefix("\ufeff")
+        else:
             body = bytes(body).removeprefix(b"\xef\xbb\xbf")
         try:
             data = orjson.loads(body)
