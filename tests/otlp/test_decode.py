@@ -92,6 +92,7 @@ def test_a_utf8_byte_order_mark_is_not_an_error() -> None:
     body = payloads.export_json_bytes(payloads.export_request(SPANS))
 
     assert parse_json(b"\xef\xbb\xbf" + body) == parse_json(body)
+    assert parse_json("\ufeff" + body.decode()) == parse_json(body)
 
 
 def test_spans_are_grouped_by_resource_in_arrival_order() -> None:
@@ -261,3 +262,15 @@ def _comparable(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _comparable(item) for key, item in value.items()}
     return (type(value).__name__, value)
+
+
+def test_a_resource_without_spans_makes_no_group() -> None:
+    request = payloads.export_request(SPANS)
+    empty = request.resource_spans.add()
+    empty.resource.attributes.extend(payloads.key_values({"service.name": "idle"}))
+    empty.scope_spans.add().scope.name = "nothing"
+
+    assert [group.resource for group in read_spans(request, max_span_bytes=LIMIT).groups] == [
+        {"service.name": "test-agent"},
+        {"service.name": "other", "pid": 7},
+    ]

@@ -9,10 +9,11 @@ domain's (`Invalid` 400, `TooLarge` 413) plus `UnsupportedMediaType` (415), each
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 import orjson
+from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsPartialSuccess,
     ExportLogsServiceRequest,
@@ -132,7 +133,8 @@ def decompressed_too_large(limit: int) -> TooLarge:
 
 def check_content_length(content_length: str | None, limit: int) -> None:
     """Refuse a body its `Content-Length` already says is too large, before reading any of it."""
-    if content_length is not None and content_length.strip().isdigit() and int(content_length) > limit:
+    value = (content_length or "").strip()
+    if value.isascii() and value.isdigit() and int(value) > limit:
         raise body_too_large(limit)
 
 
@@ -150,7 +152,6 @@ class BodyReader:
     to gigabytes). Never holds more than `limit` bytes, plus one chunk."""
 
     def __init__(self, encoding: Encoding, limit: int) -> None:
-        self._encoding = encoding
         self._limit = limit
         self._received = 0
         self._size = 0
@@ -181,7 +182,7 @@ class BodyReader:
             self._parts.append(piece)
 
 
-def read_body(chunks: Iterable[bytes], encoding: Encoding, limit: int) -> bytes:
+def read_body(chunks: bytes | Iterable[bytes], encoding: Encoding, limit: int) -> bytes:
     """A whole body from its chunks (see BodyReader); a bytes value is one chunk."""
     reader = BodyReader(encoding, limit)
     for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
@@ -198,7 +199,7 @@ class _Inflater:
         self._pending = b""  # deflate: the first bytes, until there are two to read the header from
         self._decompressor: Any = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoding == "gzip" else None
 
-    def inflate(self, chunk: bytes, budget: Any) -> Iterable[bytes]:
+    def inflate(self, chunk: bytes, budget: Callable[[], int]) -> Iterator[bytes]:
         """The output `chunk` gives, in pieces of at most `budget()` bytes (asked before each piece),
         so the caller can stop as soon as the total passes its limit."""
         if self._decompressor is None:
@@ -340,7 +341,7 @@ def metrics_response(body: bytes, encoding: BodyFormat) -> bytes:
 def _parse_other(message: Any, body: bytes, name: str) -> Any:
     try:
         message.ParseFromString(body)
-    except Exception:  # protobuf's DecodeError; its module has no type stubs here
+    except DecodeError:
         raise OtlpUnreadable(f"request body is not a valid protobuf {name}") from None
     return message
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
@@ -107,7 +108,7 @@ def parse_protobuf(body: bytes) -> ExportTraceServiceRequest:
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(body)
-    except Exception:  # protobuf's DecodeError; its module has no type stubs here
+    except DecodeError:
         message = "request body is not a valid protobuf ExportTraceServiceRequest"
         if _reads_as_logs(body):
             message += "; if you are exporting logs, use /v1/logs"
@@ -121,7 +122,7 @@ def _reads_as_logs(body: bytes) -> bool:
     logs = ExportLogsServiceRequest()
     try:
         logs.ParseFromString(body)
-    except Exception:  # DecodeError, as above
+    except DecodeError:
         return False
     return any(scope.log_records for resource in logs.resource_logs for scope in resource.scope_logs)
 
@@ -131,7 +132,9 @@ def parse_json(body: bytes | str | Mapping[str, Any]) -> ExportTraceServiceReque
     if isinstance(body, Mapping):
         data: Any = body
     else:
-        if isinstance(body, bytes | bytearray | memoryview):
+        if isinstance(body, str):
+            body = body.removeprefix("\ufeff")
+        else:
             body = bytes(body).removeprefix(b"\xef\xbb\xbf")
         try:
             data = orjson.loads(body)
@@ -149,7 +152,8 @@ def span_count(request: ExportTraceServiceRequest) -> int:
 
 
 def read_spans(request: ExportTraceServiceRequest, *, max_span_bytes: int) -> DecodedBatch:
-    """Every span of the request as received, grouped by resource, each one kept or rejected alone."""
+    """Every span of the request as received, grouped by resource (a resource without spans left out),
+    each one kept or rejected alone."""
     groups = []
     count = dropped = 0
     too_large = f"span is over the {byte_size(max_span_bytes)} limit for one span"
@@ -183,7 +187,8 @@ def read_spans(request: ExportTraceServiceRequest, *, max_span_bytes: int) -> De
                 kept.append(
                     ReceivedSpan(raw, content.hexdigest(), scope_hash, scope_attributes, len(encoded))
                 )
-        groups.append(ResourceGroup(resource, resource_hash, tuple(kept), tuple(rejected)))
+        if kept or rejected:  # a resource with no spans has nothing to store or to answer for
+            groups.append(ResourceGroup(resource, resource_hash, tuple(kept), tuple(rejected)))
     warnings: tuple[str, ...] = ()
     if dropped:
         warnings = (f"{counted(dropped, 'span')} arrived with attributes dropped by the exporter's limit",)
@@ -253,12 +258,16 @@ def _raw_span(span: Span, scope: InstrumentationScope, resource: Mapping[str, An
 
 def _attributes(pairs: Iterable[KeyValue]) -> dict[str, Any]:
     """Attributes flat, key to decoded value; a repeated key keeps its last value."""
-    return {pair.key: _value(pair.value) for pair in pairs}
+    decoded = {}
+    for pair in pairs:
+        value = pair.value
+        kind = value.WhichOneof("value")
+        decoded[pair.key] = value.string_value if kind == "string_value" else _value(value, kind)
+    return decoded
 
 
-def _value(value: AnyValue) -> Any:
+def _value(value: AnyValue, kind: str | None) -> Any:
     """An AnyValue as JSON-ready Python: bytes become `{"$bytes": base64}`, the empty value None."""
-    kind = value.WhichOneof("value")
     if kind == "string_value":
         return value.string_value
     if kind is None:
@@ -270,7 +279,7 @@ def _value(value: AnyValue) -> Any:
     if kind == "double_value":
         return value.double_value
     if kind == "array_value":
-        return [_value(item) for item in value.array_value.values]
+        return [_value(item, item.WhichOneof("value")) for item in value.array_value.values]
     if kind == "kvlist_value":
         return _attributes(value.kvlist_value.values)
     return {"$bytes": base64.b64encode(value.bytes_value).decode("ascii")}
