@@ -162,6 +162,8 @@ def read_recording(path: Path) -> list[ExportTraceServiceRequest]:
     while offset < len(data):
         (size,) = LENGTH.unpack_from(data, offset)
         offset += LENGTH.size
+        if offset + size > len(data):
+            raise ValueError(f"{path}: the recording ends inside a request ({size} bytes announced)")
         requests.append(ExportTraceServiceRequest.FromString(data[offset : offset + size]))
         offset += size
     return requests
