@@ -108,9 +108,11 @@ def build_venv(root: Path = CACHED_VENV) -> Path:
 def instrumented_python() -> Path:
     """REDLINE_OTEL_PYTHON when set (CI builds the venv in a phase of its own), else the cached build."""
     given = os.environ.get(PYTHON_VARIABLE)
-    if given:
-        return Path(given)
-    return build_venv()
+    if not given:
+        return build_venv()
+    if not Path(given).is_file():
+        raise FileNotFoundError(f"{PYTHON_VARIABLE}={given} is no python; build the venv or unset it")
+    return Path(given)
 
 
 def scenario_environment(otlp_endpoint: str, token: str, llm_url: str, project: str) -> dict[str, str]:
