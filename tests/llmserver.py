@@ -133,7 +133,11 @@ class ScriptedLLM:
 
 
 def _chat_completion(request: dict[str, Any], reply: Reply, with_usage: bool) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    # OpenAI sends null content beside tool calls, and a string (maybe empty) otherwise.
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": (reply.text or None) if reply.tool_calls else reply.text,
+    }
     if reply.tool_calls:
         message["tool_calls"] = [
             {
@@ -143,8 +147,6 @@ def _chat_completion(request: dict[str, Any], reply: Reply, with_usage: bool) ->
             }
             for call in reply.tool_calls
         ]
-    else:
-        message["content"] = reply.text
     completion: dict[str, Any] = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
