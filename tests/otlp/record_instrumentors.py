@@ -126,6 +126,42 @@ def normalize(body: bytes, replacements: Replacements) -> bytes:
     return bytes(request.SerializeToString())
 
 
+def record(python: Path, scenario: instrumentors.Scenario, llm_url: str, home: Path) -> list[bytes]:
+    """The request bodies the scenario exports, as sent, with the stand-in model server at `llm_url`."""
+    with capture_endpoint() as (endpoint, bodies):
+        environment = instrumentors.scenario_environment(endpoint, "recording", llm_url, "default")
+        instrumentors.run_scenario(python, scenario, environment, home)
+    return list(bodies)
+
+
+# One span as the derivation sees its structure: name, parent's name ("" for none, "?" when the parent
+# was not sent), OTel kind, scope name and attribute keys; values and ids left out, as they vary.
+SpanShape = tuple[str, str, int, str, tuple[str, ...]]
+
+
+def span_shapes(requests: Sequence[ExportTraceServiceRequest]) -> list[SpanShape]:
+    """Every span's shape, sorted, so two exports of one scenario compare whatever their order."""
+    spans = [
+        (scope_spans.scope.name, span)
+        for request in requests
+        for resource_spans in request.resource_spans
+        for scope_spans in resource_spans.scope_spans
+        for span in scope_spans.spans
+    ]
+    names = {span.span_id: span.name for _, span in spans}
+    shapes = [
+        (
+            span.name,
+            names.get(span.parent_span_id, "?") if span.parent_span_id else "",
+            int(span.kind),
+            scope,
+            tuple(sorted(pair.key for pair in span.attributes)),
+        )
+        for scope, span in spans
+    ]
+    return sorted(shapes)
+
+
 @dataclass(frozen=True)
 class Replacements:
     """What names this machine in a recording: paths and URLs (replaced wherever they occur) and the
@@ -240,9 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         llm.otherwise = instrumentors.weather_script()
         replacements = machine_replacements(python, Path(home), llm.url)
         for name in chosen:
-            with capture_endpoint() as (endpoint, bodies):
-                environment = instrumentors.scenario_environment(endpoint, "recording", llm.url, "default")
-                instrumentors.run_scenario(python, instrumentors.SCENARIOS[name], environment, Path(home))
+            bodies = record(python, instrumentors.SCENARIOS[name], llm.url, Path(home))
             path = RECORDED_DIR / f"{name}.pb"
             write_recording(path, [normalize(body, replacements) for body in bodies])
             print(f"{name}: {len(bodies)} requests, {path.stat().st_size} bytes")

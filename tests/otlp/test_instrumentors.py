@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from redline.client import Client
 from tests.conftest import ADMIN_TOKEN
@@ -26,6 +27,7 @@ from tests.liveserver import LiveServer, live_server
 from tests.llmserver import ScriptedLLM, scripted_llm
 from tests.otlp import instrumentors
 from tests.otlp.instrumented import weather
+from tests.otlp.record_instrumentors import RECORDED_DIR, read_recording, record, span_shapes
 
 __all__ = ["live_server", "scripted_llm"]
 
@@ -129,6 +131,21 @@ def span_named(run: dict[str, Any], name: str) -> dict[str, Any]:
 
 def kinds(run: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted((span["name"], span.get("kind", "")) for span in run["spans"])
+
+
+@pytest.mark.parametrize("scenario", sorted(instrumentors.SCENARIOS))
+def test_a_scenario_still_sends_what_was_recorded(
+    scenario: str, otel_python: Path, stand_in: ScriptedLLM, tmp_path: Path
+) -> None:
+    """Against an OTLP receiver that accepts everything (no Redline needed): the scenario exports, and
+    its spans have the structure and attribute keys of tests/otlp/recorded/, so the recordings the
+    derivation is tested on stay what the pinned instrumentors send."""
+    sent = [
+        ExportTraceServiceRequest.FromString(body)
+        for body in record(otel_python, instrumentors.SCENARIOS[scenario], stand_in.url, tmp_path)
+    ]
+
+    assert span_shapes(sent) == span_shapes(read_recording(RECORDED_DIR / f"{scenario}.pb"))
 
 
 def test_openinference_openai_tool_loop(
