@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
 import click
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from sqlalchemy.orm import Session
 
 from redline.cli.context import (
@@ -20,10 +22,13 @@ from redline.cli.context import (
     tune_gc_for_bulk_work,
 )
 from redline.cli.progress import progress
-from redline.db import StillBusy
+from redline.db import Database, LockWaits, StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
+from redline.identity.models import Project
+from redline.ingest import otlp
 from redline.ingest import runs as ingest
+from redline.ingest.otlp import OtlpLimits
 from redline.jsonio import dumps
 from redline.sentences import counted
 from redline.traces import service as traces
@@ -32,6 +37,8 @@ from redline.traces.importers.filling import with_agent, with_content_ids
 from redline.traces.importers.records import jsonl_record_count
 from redline.traces.importers.registry import format_names, iter_text, list_formats
 from redline.traces.native import run_to_input_dict
+from redline.traces.otlp.decode import Rejected, rejection_message
+from redline.traces.otlp.documents import OTLP_DESCRIPTION, OTLP_FORMAT, export_requests, looks_like_otlp
 from redline.traces.schemas import MAX_NAME, RunIn
 from redline.traces.service import IngestedRun
 
@@ -40,7 +47,9 @@ IMPORT_CHUNK = 500
 
 
 def _format_help() -> str:
-    described = "; ".join(f"{name}: {description}" for name, description in list_formats())
+    described = "; ".join(
+        f"{name}: {description}" for name, description in [*list_formats(), (OTLP_FORMAT, OTLP_DESCRIPTION)]
+    )
     return f"The file's format; auto tries each in turn ({described})."
 
 
@@ -57,7 +66,7 @@ def _name(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(["auto", *format_names()]),
+    type=click.Choice(["auto", *format_names(), OTLP_FORMAT]),
     default="auto",
     show_default=True,
     help=_format_help(),
@@ -105,6 +114,13 @@ def import_runs(
     try:
         with db.read() as session:
             target = identity.find_project(session, identity.operator(session), project)
+        if format_ == OTLP_FORMAT or (format_ == "auto" and looks_like_otlp(text)):
+            if agent is not None:
+                raise click.UsageError(
+                    "--agent is for records that name no agent; OTLP spans name their service."
+                )
+            _import_otlp(context, db, text, target, waits, started)
+            return
         resolved, records = iter_text(text, target.id, format_)
         records = with_content_ids(records)
         if agent is not None:
@@ -129,6 +145,40 @@ def import_runs(
         click.echo(f"Skipped {len(skipped)}:")
         for skip in skipped:
             click.echo(f"  record {skip.record}: {skip.reason}")
+
+
+def _import_otlp(
+    context: CliContext, db: Database, text: str, target: Project, waits: LockWaits, started: float
+) -> None:
+    """OTLP JSON (one export request, or one per line) through the span pipeline a live export takes,
+    one request per transaction; the file holds whole traces, so its runs settle at the end."""
+    limits = OtlpLimits.of(context.settings())
+    run_ids: list[uuid.UUID] = []
+    rejected: list[Rejected] = []
+    requests = list(export_requests(text))
+    with progress(f"Importing {OTLP_FORMAT} export requests", noun="request", total=len(requests)) as shown:
+        for request in requests:
+            received = db.write_retrying(partial(_receive_request, request, target, limits), waits)
+            run_ids.extend(run_id for run_id in received.run_ids if run_id not in run_ids)
+            rejected.extend(received.rejected)
+            shown.advance(1)
+    db.write_retrying(lambda session: otlp.settle_now(session, run_ids), waits)
+    with db.read() as session:
+        steps = traces.step_total(session, run_ids)
+    seconds = time.perf_counter() - started
+    runs = f"{counted(len(run_ids), 'run')} ({counted(steps, 'step')})"
+    click.echo(f"Imported {runs} into {target.name} in {seconds:.1f} s.")
+    if rejected:
+        click.echo(rejection_message(rejected))
+
+
+def _receive_request(
+    request: ExportTraceServiceRequest, target: Project, limits: OtlpLimits, session: Session
+) -> otlp.Received:
+    """One export request of a file kept as the operator: a transaction that may be run again."""
+    return otlp.receive_documents(
+        session, identity.operator(session), [request], project=target, limits=limits
+    )
 
 
 def _store(group: list[RunIn], source_format: str, session: Session) -> list[IngestedRun]:

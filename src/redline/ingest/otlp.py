@@ -10,11 +10,12 @@ exporter's 200 comes after the commit, and a failed commit leaves nothing half-w
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from sqlalchemy.orm import Session
 
 from redline.annotations.service import annotated_steps
@@ -22,13 +23,14 @@ from redline.config import Settings
 from redline.db import utcnow
 from redline.identity.models import Project
 from redline.identity.service import Actor, find_project, holds, require_project_role, visible_projects
+from redline.ingest.runs import settled
 from redline.jobs import service as jobs
 from redline.sentences import counted
 from redline.traces.models import Trace
 from redline.traces.otlp import runs, store
 from redline.traces.otlp.assemble import derive
 from redline.traces.otlp.classify import span_kind
-from redline.traces.otlp.decode import DecodedBatch, Rejected
+from redline.traces.otlp.decode import DecodedBatch, Rejected, read_spans
 from redline.traces.otlp.facts import span_facts
 from redline.traces.otlp.model import DerivedRun, RawSpan, SpanFacts
 from redline.traces.otlp.values import as_text
@@ -126,6 +128,47 @@ class StoredRun:
             self.trace.id, self.trace.project_id, settled_at, late if isinstance(late, int) else 0
         )
         return runs.write_run(session, state, self.derived, annotated_steps, now)
+
+
+def receive_documents(
+    session: Session,
+    actor: Actor,
+    requests: Iterable[ExportTraceServiceRequest],
+    *,
+    project: Project | None,
+    limits: OtlpLimits,
+) -> Received:
+    """Several export requests (an imported file) in one transaction, as if each had been posted."""
+    total = Received()
+    now = utcnow()
+    for request in requests:
+        got = receive(
+            session,
+            actor,
+            read_spans(request, max_span_bytes=limits.max_span_bytes),
+            project=project,
+            limits=limits,
+            now=now,
+        )
+        total.kept += got.kept
+        total.rejected.extend(got.rejected)
+        total.warnings.extend(got.warnings)
+        total.run_ids.extend(run_id for run_id in got.run_ids if run_id not in total.run_ids)
+    return total
+
+
+def settle_now(session: Session, run_ids: Iterable[uuid.UUID], now: datetime | None = None) -> None:
+    """Settle runs whose spans are all in (an imported file holds whole traces): derived as settled,
+    then offered to rules, automations and scoring, once."""
+    now = now or utcnow()
+    settle(session, [run for run_id in run_ids if (run := stored_run(session, run_id, settled=True))], now)
+
+
+def settle(session: Session, stored: Sequence[StoredRun], now: datetime) -> None:
+    """Write each (not yet settled) run as settled now, and tell the consumers of all of them at once."""
+    rows = [run.write(session, now, settled_at=now) for run in stored if run.trace.settled_at is None]
+    if rows:
+        settled(session, rows)
 
 
 def stored_run(session: Session, run_id: uuid.UUID, *, settled: bool) -> StoredRun | None:

@@ -14,7 +14,6 @@ from sqlalchemy.orm import Session
 
 from redline.db import Database, utcnow
 from redline.ingest import otlp
-from redline.ingest.runs import settled
 from redline.jobs import service as jobs
 from redline.jobs.service import Claimed
 from redline.jobs.worker import JobKind, Reporter
@@ -34,8 +33,7 @@ def _settle(db: Database, claimed: Claimed, reporter: Reporter) -> dict[str, Any
         if now < due:
             jobs.schedule(session, otlp.SETTLE_JOB, {otlp.subject(run_id): (claimed.payload, due)})
             return {"settled": False, "due": due.isoformat()}
-        row = run.write(session, now, settled_at=now)
-        settled(session, [row])
+        otlp.settle(session, [run], now)
     return {"settled": True}
 
 

@@ -500,6 +500,17 @@ def runs_by_external_id(
     return found
 
 
+def step_total(session: Session, run_ids: Sequence[uuid.UUID]) -> int:
+    """How many steps these runs have in all: what an import reports it stored."""
+    total = 0
+    for chunk in in_chunks(run_ids):
+        total += (
+            session.scalar(select(func.coalesce(func.sum(Trace.step_count), 0)).where(Trace.id.in_(chunk)))
+            or 0
+        )
+    return total
+
+
 def project_run_count(session: Session, actor: Actor, project_id: uuid.UUID) -> int:
     """How many runs a project holds: what an export of them will write."""
     require_project_role(session, actor, project_id, "read")

@@ -12,18 +12,21 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from redline.annotations import service as annotation_service
 from redline.annotations.service import TraceCounts
+from redline.config import Settings
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity import service as identity
 from redline.identity.models import Project
 from redline.identity.service import Actor
+from redline.ingest import otlp
 from redline.ingest import runs as ingest
+from redline.ingest.otlp import OtlpLimits
 from redline.jsonio import iso
 from redline.learning import scoring
 from redline.surfaces.auth import current_actor, database
@@ -44,6 +47,8 @@ from redline.traces import service as traces
 from redline.traces.importers import anthropic_messages, openai_chat, stash
 from redline.traces.importers.base import Skipped
 from redline.traces.importers.registry import AUTO, Formats
+from redline.traces.otlp.decode import OtlpUnreadable, rejection_message
+from redline.traces.otlp.documents import OTLP_DESCRIPTION, OTLP_FORMAT, export_requests, looks_like_otlp
 from redline.traces.schemas import RunIn
 
 router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
@@ -52,7 +57,10 @@ ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
 
 # The formats the rm document lists that Redline reads, in the order `auto` tries them.
-FORMATS = Formats((stash.IMPORTER, openai_chat.IMPORTER, anthropic_messages.IMPORTER))
+FORMATS = Formats(
+    (stash.IMPORTER, openai_chat.IMPORTER, anthropic_messages.IMPORTER),
+    elsewhere=((OTLP_FORMAT, OTLP_DESCRIPTION),),
+)
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -154,6 +162,7 @@ def list_formats(actor: ActorDep) -> JSONBody:
     summary="Import traces from text, all or nothing; a trace whose id was imported before is replaced",
 )
 def import_traces(
+    request: Request,
     body: ImportIn,
     actor: ActorDep,
     db: DatabaseDep,
@@ -164,6 +173,9 @@ def import_traces(
 ) -> JSONBody:
     with db.read() as session:
         project = _target_project(session, actor, project_id)
+    # No format before it reads an object whose first key is resourceSpans, so auto may look first.
+    if body.format == OTLP_FORMAT or (body.format == AUTO and looks_like_otlp(body.data)):
+        return _import_otlp(body.data, actor, db, project, request.app.state.settings)
     # Parsed outside the write transaction, so a large text doesn't hold SQLite's write lock meanwhile.
     resolved, items = FORMATS.iter_text(body.data, project.id, body.format)
     runs = _every_run(resolved, items)
@@ -171,6 +183,31 @@ def import_traces(
         stored = ingest.record_runs(session, actor, runs, source_format=resolved)
     return JSONBody(
         {"format": resolved, "imported": len(stored), "trace_ids": [str(run.id) for run in stored]}
+    )
+
+
+def _import_otlp(text: str, actor: Actor, db: Database, project: Project, settings: Settings) -> JSONBody:
+    """OTLP JSON through the span pipeline, as a live export goes; the text holds whole traces, so its
+    runs settle at once. All or nothing, like every import here: one refused span refuses the text."""
+    try:
+        requests = list(export_requests(text))
+    except OtlpUnreadable as error:
+        raise Invalid(f"could not parse as {OTLP_FORMAT}: {error.message}") from None
+    with db.write() as session:
+        received = otlp.receive_documents(
+            session, actor, requests, project=project, limits=OtlpLimits.of(settings)
+        )
+        if received.rejected:
+            raise Invalid(f"could not parse as {OTLP_FORMAT}: {rejection_message(received.rejected)}")
+        if not received.run_ids:
+            raise Invalid(f"no traces found in {OTLP_FORMAT} input", details={"field": "data"})
+        otlp.settle_now(session, received.run_ids)
+    return JSONBody(
+        {
+            "format": OTLP_FORMAT,
+            "imported": len(received.run_ids),
+            "trace_ids": [str(run_id) for run_id in received.run_ids],
+        }
     )
 
 

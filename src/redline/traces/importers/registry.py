@@ -26,9 +26,12 @@ EMPTY_TEXT = "there is nothing to import: the text is empty"
 
 @dataclass(frozen=True)
 class Formats:
-    """The formats one caller accepts, in the order `auto` tries them."""
+    """The formats one caller accepts, in the order `auto` tries them. `elsewhere` names formats (name,
+    description) the caller reads by another path before asking here (OTLP JSON goes through the span
+    pipeline), listed and accepted by name all the same."""
 
     importers: tuple[Importer, ...]
+    elsewhere: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         names = self.names()
@@ -37,11 +40,11 @@ class Formats:
 
     def names(self) -> list[str]:
         """The names a client may ask for besides `auto`, in detection order."""
-        return [importer.name for importer in self.importers]
+        return [importer.name for importer in self.importers] + [name for name, _ in self.elsewhere]
 
     def described(self) -> list[tuple[str, str]]:
         """(name, description) of every format, for listing them to people."""
-        return [(importer.name, importer.description) for importer in self.importers]
+        return [(importer.name, importer.description) for importer in self.importers] + list(self.elsewhere)
 
     def _detect(self, text: str) -> Importer:
         for importer in self.importers:
@@ -51,6 +54,8 @@ class Formats:
 
     def _choose(self, text: str, fmt: str) -> Importer:
         named = next((importer for importer in self.importers if importer.name == fmt), None)
+        if any(name == fmt for name, _ in self.elsewhere):
+            raise ValueError(f"format {fmt} is read by its own path, not by these importers")
         if fmt != AUTO and named is None:
             raise Invalid(f"unknown format '{fmt}'; expected auto or one of: {', '.join(self.names())}")
         if not text.strip():

@@ -442,9 +442,7 @@ def _contents(
     wanted = [row_id for row_id in ids if row_id is not None]
     if not wanted:
         return {}
-    return dict(
-        session.execute(select(model.id, model.attributes).where(model.id.in_(wanted))).all()
-    )
+    return dict(session.execute(select(model.id, model.attributes).where(model.id.in_(wanted))).all())
 
 
 def _scopes(session: Session, ids: set[uuid.UUID | None]) -> dict[uuid.UUID, tuple[str, str]]:
