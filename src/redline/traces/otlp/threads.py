@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from redline.traces.otlp.model import Message
 from redline.traces.otlp.values import collapsed
 
-# What `eq` compares of a message: role, tool-call ids, the id a tool message answers, collapsed
-# text, tool-call names in order.
+# What `eq` compares of a message: role, tool-call ids, the id a tool message answers, text (collapsed
+# only when two texts differ as sent), tool-call names in order.
 _Norm = tuple[str, frozenset[str], str | None, str, tuple[str, ...]]
 
 
@@ -54,10 +54,12 @@ class Thread:
 
 
 class _Norms:
-    """`eq`'s view of each message, computed once per message however often it is compared."""
+    """`eq`'s view of each message, made once per message however often it is compared. Re-sent history
+    is usually byte-identical, so text is collapsed only when two texts differ, and then once per text."""
 
     def __init__(self) -> None:
         self._cache: dict[int, tuple[Message, _Norm]] = {}
+        self._collapsed: dict[str, str] = {}
 
     def __call__(self, message: Message) -> _Norm:
         cached = self._cache.get(id(message))
@@ -67,23 +69,28 @@ class _Norms:
             message.role,
             frozenset(call.id for call in message.tool_calls if call.id),
             message.tool_call_id if message.role == "tool" else None,
-            collapsed(message.text),
+            message.text,
             tuple(call.name for call in message.tool_calls),
         )
         self._cache[id(message)] = (message, norm)
         return norm
 
+    def same(self, a: _Norm, b: _Norm) -> bool:
+        """§8.5 `eq`: same role and the same tool-call ids, or the same answered call, or else the same
+        collapsed text and tool-call names. Reasoning is ignored: providers drop it from re-sent history."""
+        if a[0] != b[0]:
+            return False
+        if a[1] and b[1]:
+            return a[1] == b[1]
+        if a[2] and b[2]:
+            return a[2] == b[2]
+        return a[4] == b[4] and (a[3] == b[3] or self._collapse(a[3]) == self._collapse(b[3]))
 
-def same_message(a: _Norm, b: _Norm) -> bool:
-    """§8.5 `eq`: same role and the same tool-call ids, or the same answered call, or else the same
-    collapsed text and tool-call names. Reasoning is ignored: providers drop it from re-sent history."""
-    if a[0] != b[0]:
-        return False
-    if a[1] and b[1]:
-        return a[1] == b[1]
-    if a[2] and b[2]:
-        return a[2] == b[2]
-    return a[3] == b[3] and a[4] == b[4]
+    def _collapse(self, text: str) -> str:
+        done = self._collapsed.get(text)
+        if done is None:
+            done = self._collapsed[text] = collapsed(text)
+        return done
 
 
 def merge(calls: Sequence[Call]) -> list[Thread]:
@@ -118,7 +125,7 @@ def _extends(threads: list[Thread], inputs: list[_Norm], norms: _Norms) -> tuple
         size = len(thread.messages)
         if size > len(inputs) or (best is not None and size <= len(best.messages)):
             continue
-        if all(same_message(norms(m), inputs[i]) for i, m in enumerate(thread.messages)):
+        if all(norms.same(norms(m), inputs[i]) for i, m in enumerate(thread.messages)):
             best = thread
     return (best, len(best.messages)) if best is not None else None
 
@@ -132,7 +139,7 @@ def _anchors(threads: list[Thread], inputs: list[_Norm], norms: _Norms) -> tuple
             continue
         last = norms(thread.messages[-1])
         for position in range(len(inputs) - 1, -1, -1):
-            if same_message(last, inputs[position]):
+            if norms.same(last, inputs[position]):
                 if best is None or position + 1 > best[1]:
                     best = (thread, position + 1)
                 break
