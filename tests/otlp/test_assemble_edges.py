@@ -7,6 +7,8 @@ import json
 import random
 from typing import Any
 
+import pytest
+
 from redline.traces.otlp.assemble import derive
 from redline.traces.otlp.model import DerivedRun, Usage
 from tests.otlp.builders import hex_id, raw_spans, step_view
@@ -45,6 +47,11 @@ def oi_tool(span: str, parent: str | None, name: str, output: str, **extra: Any)
 
 
 AGENT = {"openinference.span.kind": "AGENT"}
+
+
+def genai_text(role: str, text: str) -> str:
+    """A GenAI `gen_ai.*.messages` value: one message of one text part, as JSON text."""
+    return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}]}])
 
 
 def test_1_root_last_in_three_batches_and_any_order_gives_the_same_run() -> None:
@@ -417,3 +424,93 @@ def test_dropped_attributes_and_run_level_fields_reach_the_run() -> None:
         min(s.start_ns for s in raw_spans(specs)),
         max(s.end_ns for s in raw_spans(specs)),
     )
+
+
+def test_17_dropped_attributes_with_a_gap_in_the_messages_still_derive_and_are_counted() -> None:
+    run = run_of(
+        [
+            {
+                "span": "L1",
+                "parent": None,
+                "dropped": 4,
+                "attributes": {
+                    "openinference.span.kind": "LLM",
+                    "llm.input_messages.0.message.role": "user",
+                    "llm.input_messages.0.message.content": "first",
+                    "llm.input_messages.2.message.role": "user",
+                    "llm.input_messages.2.message.content": "third",
+                    "llm.input_messages.3.message.content": "no role",
+                    "llm.output_messages.0.message.role": "assistant",
+                    "llm.output_messages.0.message.content": "ok",
+                },
+            }
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [
+        ("user", "first"),
+        ("user", "third"),
+        ("assistant", "ok"),
+    ]
+    assert run.metadata["otlp"] == {"threads": 1, "dropped_attributes": 4, "unparsed_parts": 1}
+
+
+def test_messages_dropped_by_extraction_are_counted_once_per_span() -> None:
+    inputs = '[{"role":"user","parts":[{"type":"text","content":"hi"}]}, 42, {"role":"user","parts":[7]}]'
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": {"gen_ai.operation.name": "invoke_agent"}},
+            {
+                "span": "C1",
+                "parent": "A",
+                "attributes": {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.input.messages": inputs,
+                    "gen_ai.output.messages": genai_text("assistant", "hello"),
+                },
+            },
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [("user", "hi"), ("assistant", "hello")]
+    assert run.metadata["otlp"] == {"threads": 1, "unparsed_parts": 2}
+
+
+def test_source_c_a_hosted_agent_span_with_its_own_messages() -> None:
+    run = run_of(
+        [
+            {
+                "span": "A",
+                "parent": None,
+                "name": "invoke_agent helper",
+                "attributes": {
+                    "gen_ai.operation.name": "invoke_agent",
+                    "gen_ai.agent.name": "helper",
+                    "gen_ai.input.messages": genai_text("user", "Hi"),
+                    "gen_ai.output.messages": genai_text("assistant", "Hello."),
+                },
+            },
+            {"span": "E", "parent": "A", "attributes": {"gen_ai.operation.name": "embeddings"}},
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [("user", "Hi"), ("assistant", "Hello.")]
+    assert (run.output, run.agent) == ("Hello.", "helper")
+    assert run.input == [{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}]
+    assert run.metadata["otlp"] == {"threads": 1}
+
+
+def test_source_c_is_not_used_when_a_top_scope_model_call_has_messages() -> None:
+    agent_messages = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.input.messages": '[{"role":"user","parts":[{"type":"text","content":"agent view"}]}]',
+    }
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": agent_messages},
+            oi_llm("L1", "A", [("user", "model view")], [("assistant", "answer")]),
+        ]
+    )
+    assert [s.content for s in run.steps] == ["model view", "answer"]
+
+
+def test_an_empty_span_set_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^a trace has at least one span$"):
+        derive([], settled=True)
