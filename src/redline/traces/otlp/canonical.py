@@ -142,10 +142,11 @@ def draft_for(raw_role: Any) -> Draft | None:
 
 
 def join_turns(drafts: list[Draft]) -> list[Draft]:
-    """Fragments of one assistant turn joined: a message of only tool calls into the assistant message
-    before it, one of only reasoning into the assistant message after it. APIs that send one item per
-    output (OpenAI Responses, and OpenInference's record of it) then read as one turn, as a chat
-    completion does; the steps come out the same either way, but history comparison needs one shape.
+    """Fragments of one assistant turn joined: a message of only tool calls (or kept parts, such as a
+    built-in web search) into the assistant message before it, one of only reasoning into the
+    assistant message after it. APIs that send one item per output (OpenAI Responses, and
+    OpenInference's record of it) then read as one turn, as a chat completion does; the steps come
+    out the same either way, but history comparison needs one shape.
     """
     joined: list[Draft] = []
     for draft in drafts:
@@ -170,7 +171,7 @@ def _only(draft: Draft, what: str) -> bool:
     if draft.texts or draft.media or draft.tool_call_id:
         return False
     if what == "tool_calls":
-        return bool(draft.tool_calls)
+        return bool(draft.tool_calls or draft.parts)
     return bool(draft.reasoning) and not draft.tool_calls
 
 
