@@ -5,7 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redline.traces.otlp.values import as_float, as_int, as_text, first, json_value, prefixed, unflatten
+from redline.traces.otlp.values import (
+    as_float,
+    as_int,
+    as_text,
+    first,
+    json_value,
+    numbered,
+    prefixed,
+    unflatten,
+)
 
 
 def test_json_text_is_parsed_and_structured_values_pass_through() -> None:
@@ -55,3 +64,29 @@ def test_a_flattened_conversation_is_rebuilt_in_numeric_order() -> None:
 def test_gaps_are_skipped_and_survivors_keep_their_order(positions: list[int]) -> None:
     attributes = {f"gen_ai.prompt.{i}.content": f"m{i}" for i in positions}
     assert unflatten(attributes, "gen_ai.prompt") == [{"content": f"m{i}"} for i in sorted(positions)]
+
+
+def test_numbered_items_stay_flat_for_lookup_by_name() -> None:
+    attributes = {
+        "llm.input_messages.10.message.role": "user",
+        "llm.input_messages.2.message.role": "assistant",
+        "llm.input_messages.2.message.tool_calls.1.tool_call.id": "call_2",
+        "llm.input_messages.2.message.tool_calls.0.tool_call.id": "call_1",
+        "llm.input_messages.note": "not an item",
+        "llm.input_messages.3": "a leaf, not an item",
+        "llm.input_messagesX.0.message.role": "another family",
+    }
+    [assistant, user] = numbered(attributes, "llm.input_messages")
+    assert user == {"message.role": "user"}
+    assert assistant["message.role"] == "assistant"
+    assert numbered(assistant, "message.tool_calls") == [
+        {"tool_call.id": "call_1"},
+        {"tool_call.id": "call_2"},
+    ]
+    assert numbered({}, "gen_ai.prompt") == []
+
+
+@given(st.dictionaries(st.integers(min_value=0, max_value=300), st.text(max_size=5), max_size=20))
+def test_numbered_agrees_with_unflatten_on_flat_items(contents: dict[int, str]) -> None:
+    attributes = {f"gen_ai.prompt.{i}.content": text for i, text in contents.items()}
+    assert numbered(attributes, "gen_ai.prompt") == unflatten(attributes, "gen_ai.prompt")
