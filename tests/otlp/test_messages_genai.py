@@ -202,7 +202,7 @@ def test_an_unparsable_attribute_is_counted_and_the_next_source_is_tried() -> No
         {"gen_ai.input.messages": "[{broken", "ai.prompt.messages": '[{"role":"user","content":"hi"}]'}
     )
     assert input_messages(span) == Extracted(
-        (Message("user", "hi", source_span=SPAN, source_convention="vercel"),), "vercel", 0
+        (Message("user", "hi", source_span=SPAN, source_convention="vercel"),), "vercel", 1
     )
     assert input_messages(span_of({"gen_ai.input.messages": "[{broken"})) == Extracted((), None, 1)
 

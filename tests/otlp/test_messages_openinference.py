@@ -304,3 +304,30 @@ def test_a_flattened_conversation_reads_back_in_index_order_whatever_the_key_ord
     random.shuffle(items)
     messages = input_messages(llm_span(dict(items))).messages
     assert [(m.role, m.text) for m in messages] == [(role, f"message {i}") for i, role in enumerate(roles)]
+
+
+def test_an_inline_image_over_64_kib_is_named_by_its_type_and_omitted_from_metadata() -> None:
+    payload = "A" * (100 * 1024)  # base64 of 75 KiB
+    url = f"data:image/jpeg;base64,{payload}"
+    small = "data:image/gif;base64,R0lGOD"
+    span = llm_span(
+        flattened(
+            "llm.input_messages",
+            [
+                {
+                    "role": "user",
+                    "contents": [
+                        {"message_content": {"type": "image", "image": {"image": {"url": url}}}},
+                        {"message_content": {"type": "image", "image": {"image": {"url": small}}}},
+                    ],
+                }
+            ],
+        )
+    )
+    [message] = input_messages(span).messages
+    assert message.media == (Media("image", None, "image/jpeg"), Media("image", None, "image/gif"))
+    assert message.metadata["parts"] == [
+        {"type": "image", "image": {"image": {"url": f"[blob omitted: {75 * 1024} bytes]"}}},
+        {"type": "image", "image": {"image": {"url": small}}},
+    ]
+    assert message_steps([message])[0].content == "[image: image/jpeg]\n[image: image/gif]"
