@@ -214,3 +214,21 @@ def test_the_first_request_attribute_that_reads_wins() -> None:
         {"input.value": "plain text", "mlflow.spanInputs": {"messages": [{"role": "user", "content": "Hi"}]}}
     )
     assert input_messages(span).messages == (M(role="user", text="Hi"),)
+
+
+def test_older_langchain_messages_keep_tool_calls_in_additional_kwargs() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    request = {
+        "messages": [
+            [
+                {"type": "human", "content": "go"},
+                {"type": "ai", "content": "", "additional_kwargs": {"tool_calls": [call]}},
+                {"type": "tool", "content": "done", "tool_call_id": "c1"},
+            ]
+        ]
+    }
+    assert input_messages(span_of({"input.value": json.dumps(request)})).messages == (
+        M(role="user", text="go"),
+        M(role="assistant", tool_calls=(ToolCall("c1", "f", {"a": 1}),), metadata={}),
+        M(role="tool", text="done", tool_call_id="c1"),
+    )

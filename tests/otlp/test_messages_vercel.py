@@ -162,6 +162,17 @@ def test_text_outputs_reasoning_media_and_objects() -> None:
     )
 
 
+def test_a_tool_message_is_its_results_even_when_it_has_an_id_of_its_own() -> None:
+    result = {
+        "type": "tool-result",
+        "toolCallId": "v1",
+        "toolName": "weather",
+        "output": {"type": "text", "value": "ok"},
+    }
+    span = span_of({"ai.prompt.messages": [{"role": "tool", "id": "msg-7", "content": [result]}]})
+    assert input_messages(span).messages == (M(role="tool", text="ok", tool_call_id="v1", name="weather"),)
+
+
 def test_ai_sdk_before_4_used_result_attributes() -> None:
     span = span_of(
         {"ai.result.text": "Hi", "ai.result.toolCalls": '[{"toolCallId":"a","toolName":"f","args":"{}"}]'}

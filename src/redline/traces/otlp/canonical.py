@@ -51,10 +51,11 @@ class Draft:
         self.media.append(Media(kind=kind, uri=uri, mime=mime))
         self.keep_part(part)
 
+    def has_content(self) -> bool:
+        return bool(self.texts or self.reasoning or self.tool_calls or self.media or self.parts)
+
     def is_empty(self) -> bool:
-        return not (
-            self.texts or self.reasoning or self.tool_calls or self.media or self.parts or self.tool_call_id
-        )
+        return not (self.has_content() or self.tool_call_id)
 
     def message(self, span_id: str, convention: str) -> Message:
         metadata: dict[str, Any] = {}
@@ -93,13 +94,12 @@ class Reading:
             self.choices.append([])
 
     def emit(self, draft: Draft, *, had_parts: bool = False) -> None:
-        """The draft's tool results as tool messages, then the draft itself unless it was only made of
-        tool results or dropped parts (`had_parts`: it had parts to begin with)."""
+        """The draft's tool results as tool messages, then the draft itself unless all it had were
+        tool results or dropped parts (`had_parts`: it had parts to begin with). A message with no
+        content at all is kept: it was sent that way."""
         for result in draft.results:
             self.choices[-1].append(result.message(self.span_id, self.convention))
-        if draft.results and draft.is_empty():
-            return
-        if had_parts and draft.is_empty() and not draft.results:
+        if (draft.results or had_parts) and not draft.has_content():
             return
         self.choices[-1].append(draft.message(self.span_id, self.convention))
 
