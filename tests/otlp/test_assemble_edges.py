@@ -514,3 +514,31 @@ def test_source_c_is_not_used_when_a_top_scope_model_call_has_messages() -> None
 def test_an_empty_span_set_is_refused() -> None:
     with pytest.raises(ValueError, match=r"^a trace has at least one span$"):
         derive([], settled=True)
+
+
+def test_13_a_nameless_tool_span_of_an_earlier_round_is_not_taken_for_a_later_call() -> None:
+    first = tool_call("c1", "search", '{"q": "a"}')
+    second = tool_call("c2", "search", '{"q": "b"}')
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": AGENT},
+            oi_llm("L1", "A", [("user", "Find a, then b.")], [first]),
+            oi_tool("K1", "A", "search", "found a"),
+            oi_llm(
+                "L2",
+                "A",
+                [
+                    ("user", "Find a, then b."),
+                    first,
+                    {"role": "tool", "tool_call_id": "c1", "content": "found a"},
+                ],
+                [second],
+            ),
+            oi_tool("K2", "A", "search", "found b"),
+        ]
+    )
+    assert [(s.role, s.content, s.tool_call_id) for s in run.steps][-2:] == [
+        ("assistant", "", "c2"),
+        ("tool", "found b", "c2"),
+    ]
+    assert run.steps[-1].metadata["otlp"]["span_id"] == hex_id("K2")

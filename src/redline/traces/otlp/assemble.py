@@ -31,7 +31,7 @@ from redline.traces.otlp.model import (
     SpanFacts,
     ToolSpan,
 )
-from redline.traces.otlp.runfields import IO_ATTRIBUTES, Sourced, run_fields, run_input, run_output
+from redline.traces.otlp.runfields import IO_ATTRIBUTES, RunFields, Sourced, run_fields, run_input, run_output
 from redline.traces.otlp.threads import Call, Thread, merge, primary
 from redline.traces.otlp.toolresults import with_tool_results
 from redline.traces.otlp.tree import SpanTree, build_tree, order_key
@@ -77,17 +77,8 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
         otlp["dropped_attributes"] = dropped
     if reader.unparsed_parts:
         otlp["unparsed_parts"] = reader.unparsed_parts
-
     leaves = [facts[span.span_id] for span in tree.leaf_llm_spans()]
     costs = [leaf.cost for leaf in leaves if leaf.cost is not None]
-    metadata: dict[str, Any] = dict(fields.metadata)
-    if fields.session_id is not None:
-        metadata["session_id"] = fields.session_id
-    if fields.user_id is not None:
-        metadata["user_id"] = fields.user_id
-    if fields.tags:
-        metadata["tags"] = list(fields.tags)
-    metadata["otlp"] = otlp
     return DerivedRun(
         steps=tuple(steps),
         input=input_source.value if input_source is not None else _first_user_text(steps),
@@ -97,7 +88,7 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
         agent=fields.agent,
         agent_version=fields.agent_version,
         dry_run=fields.dry_run,
-        metadata=metadata,
+        metadata=_run_metadata(fields, otlp),
         started_ns=min(span.start_ns for span in tree.spans),
         ended_ns=max(span.end_ns for span in tree.spans),
         has_ai=has_ai,
@@ -106,6 +97,20 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
         usage=total_usage([leaf.usage for leaf in leaves]),
         cost=sum(costs) if costs else None,
     )
+
+
+def _run_metadata(fields: RunFields, otlp: dict[str, Any]) -> dict[str, Any]:
+    """The user's metadata with Redline's own keys over it: session, user, tags, and what ingest noticed
+    (`otlp`)."""
+    metadata: dict[str, Any] = dict(fields.metadata)
+    if fields.session_id is not None:
+        metadata["session_id"] = fields.session_id
+    if fields.user_id is not None:
+        metadata["user_id"] = fields.user_id
+    if fields.tags:
+        metadata["tags"] = list(fields.tags)
+    metadata["otlp"] = otlp
+    return metadata
 
 
 class _Reader:

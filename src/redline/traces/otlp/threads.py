@@ -51,7 +51,8 @@ class Call:
 @dataclass(slots=True)
 class Thread:
     """A conversation being built. `output_heads` maps the position of the first assistant message of
-    each call's output to that call's span id: the step that carries the call's model and usage."""
+    each call's output to that call's span id: the step that carries the call's model and usage.
+    `views` are the messages as `eq` sees them, position for position."""
 
     created: int
     messages: list[Message] = field(default_factory=list)
@@ -74,6 +75,7 @@ class Thread:
 
 
 def _view(message: Message) -> _View:
+    """What `eq` reads of a message, read once: a message is compared with many."""
     calls = message.tool_calls
     if calls:
         ids = frozenset([call.id for call in calls if call.id])
