@@ -542,3 +542,75 @@ def test_13_a_nameless_tool_span_of_an_earlier_round_is_not_taken_for_a_later_ca
         ("tool", "found b", "c2"),
     ]
     assert run.steps[-1].metadata["otlp"]["span_id"] == hex_id("K2")
+
+
+def test_results_an_instrumentation_never_resent_are_inserted_before_the_conversation_goes_on() -> None:
+    asks = tool_call("c1", "lookup", '{"k": 1}')
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": AGENT},
+            oi_llm("L1", "A", [("user", "Look it up.")], [asks]),
+            oi_tool("K1", "A", "lookup", "42", **{"tool.id": "c1"}),
+            oi_tool("K2", "A", "unasked", "never called"),
+            oi_llm("L2", "A", [("user", "Look it up."), asks], [("assistant", "It is 42.")]),
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [
+        ("user", "Look it up."),
+        ("assistant", ""),
+        ("tool", "42"),
+        ("assistant", "It is 42."),
+    ]
+
+
+def test_calls_without_ids_are_answered_by_later_tool_steps_of_the_same_name() -> None:
+    nameless = {
+        "role": "assistant",
+        "tool_calls.0.tool_call.function.name": "lookup",
+        "tool_calls.0.tool_call.function.arguments": "{}",
+    }
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": AGENT},
+            oi_llm("L1", "A", [("user", "Go.")], [nameless, nameless]),
+            oi_llm(
+                "L2",
+                "A",
+                [("user", "Go."), nameless, nameless, {"role": "tool", "name": "lookup", "content": "one"}],
+                [("assistant", "Partly done.")],
+            ),
+            oi_tool("K9", "A", "other", "unrelated"),
+        ]
+    )
+    assert [(s.role, s.content, s.tool_name) for s in run.steps] == [
+        ("user", "Go.", None),
+        ("assistant", "", "lookup"),
+        ("assistant", "", "lookup"),
+        ("tool", "one", "lookup"),
+        ("assistant", "Partly done.", None),
+    ]
+
+
+def test_the_finish_reason_of_a_call_comes_from_the_span_when_the_message_has_none() -> None:
+    run = run_of(
+        [
+            {
+                "span": "C1",
+                "parent": None,
+                "attributes": {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.response.model": "gpt-4o-2024-08-06",
+                    "gen_ai.response.finish_reasons": ["length"],
+                    "gen_ai.usage.input_tokens": "7",
+                    "gen_ai.input.messages": genai_text("user", "Hi"),
+                    "gen_ai.output.messages": genai_text("assistant", "Hello, I was cut"),
+                },
+            }
+        ]
+    )
+    head = run.steps[1].metadata
+    assert (head["model"], head["usage"], head["finish_reason"]) == (
+        "gpt-4o-2024-08-06",
+        {"input_tokens": 7},
+        "length",
+    )

@@ -257,3 +257,9 @@ def test_finding_threads_by_lookup_agrees_with_comparing_each(calls: list[Call])
     with patch.object(threads_module, "_COMPARE_ALL_UP_TO", 10_000):
         by_comparing = [(t.messages, t.output_heads, t.calls) for t in merge(calls)]
     assert by_lookup == by_comparing
+
+
+def test_a_thread_without_assistant_text_never_matches_the_run_output() -> None:
+    silent = call("A1", [Message("user", "a")], [ASKS], end=9)
+    spoken = call("B1", [Message("user", "b")], [ANSWER], end=1)
+    assert primary(merge([silent, spoken]), ANSWER.text).created == 1

@@ -50,6 +50,7 @@ def test_span_facts_of_an_openinference_call() -> None:
         ({"ai.model.id": "x", "ai.response.model": "y"}, "y"),
         ({"ai.model.id": "x"}, "x"),
         ({"gen_ai.response.model": "", "gen_ai.request.model": "asked"}, "asked"),
+        ({"gen_ai.request.model": ""}, None),
         ({}, None),
     ],
 )

@@ -170,7 +170,7 @@ def _conversation(
         threads = merge(calls)
         if threads:
             otlp["threads"] = len(threads)
-            return _thread_steps(primary(threads, output_text), tree, facts)
+            return _thread_steps(primary(threads, output_text), facts)
     return None
 
 
@@ -194,13 +194,12 @@ def _names_previous_response(span: RawSpan) -> bool:
     return isinstance(request, dict) and any(request.get(key) is not None for key in _STATELESS_KEYS)
 
 
-def _thread_steps(thread: Thread, tree: SpanTree, facts: Mapping[str, SpanFacts]) -> list[DerivedStep]:
-    """The thread's steps, the first assistant message of each call's output carrying that call's model,
-    usage and finish reason (§7, last line)."""
-    by_id = {span.span_id: span for span in tree.spans}
+def _thread_steps(thread: Thread, facts: Mapping[str, SpanFacts]) -> list[DerivedStep]:
+    """The thread's steps, the first assistant message of each call's output carrying that call's model
+    and usage (§7, last line; its finish reason is already the message's). A message's metadata goes on
+    the first step it makes, which for that message is the call's first assistant step."""
     marked = list(thread.messages)
     for position, span_id in thread.output_heads.items():
-        message = marked[position]
         call_facts = facts[span_id]
         extra: dict[str, Any] = {}
         if call_facts.model is not None:
@@ -208,19 +207,10 @@ def _thread_steps(thread: Thread, tree: SpanTree, facts: Mapping[str, SpanFacts]
         usage = usage_dict(call_facts.usage)
         if usage:
             extra["usage"] = usage
-        finish = message.metadata.get("finish_reason") or _finish_reason(by_id[span_id])
-        if finish is not None:
-            extra["finish_reason"] = finish
         if extra:
+            message = marked[position]
             marked[position] = dataclasses.replace(message, metadata={**message.metadata, **extra})
     return stepmaking.message_steps(marked)
-
-
-def _finish_reason(span: RawSpan) -> str | None:
-    reasons = json_value(span.attributes.get("gen_ai.response.finish_reasons"))
-    if isinstance(reasons, list) and reasons and isinstance(reasons[0], str):
-        return reasons[0]
-    return None
 
 
 def _io_only(
