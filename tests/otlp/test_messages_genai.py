@@ -348,3 +348,44 @@ def test_pydantic_ai_whole_run_with_instructions_first() -> None:
         "pydantic_ai",
     )
     assert whole_run_messages(span_of(C2)) == Extracted()
+
+
+def test_openllmetry_after_0_55_and_the_official_openai_instrumentation() -> None:
+    """§11: traceloop ≥ 0.55 passes roles through (`developer`); opentelemetry-instrumentation-openai-v2
+    sends JSON strings with the instructions apart."""
+    traceloop = span_of(
+        {
+            "llm.request.type": "chat",
+            "gen_ai.input.messages": json.dumps(
+                [
+                    {"role": "developer", "parts": [{"type": "text", "content": "Answer in French."}]},
+                    {"role": "user", "parts": [{"type": "text", "content": "Hello"}]},
+                ]
+            ),
+            "gen_ai.output.messages": json.dumps(
+                [
+                    {
+                        "role": "assistant",
+                        "parts": [{"type": "text", "content": "Bonjour"}],
+                        "finish_reason": "stop",
+                    }
+                ]
+            ),
+        }
+    )
+    assert input_messages(traceloop).messages == (
+        M(role="system", text="Answer in French."),
+        M(role="user", text="Hello"),
+    )
+    official = span_of(
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "openai",
+            "gen_ai.system_instructions": '[{"type": "text", "content": "Be brief."}]',
+            "gen_ai.input.messages": '[{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}]',
+        }
+    )
+    assert [(s.role, s.content) for s in message_steps(input_messages(official).messages)] == [
+        ("system", "Be brief."),
+        ("user", "Hi"),
+    ]

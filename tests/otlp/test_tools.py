@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from redline.traces.otlp.model import RawSpan, ToolSpan
+from redline.traces.otlp.steps import tool_call_step, tool_result_step
 from redline.traces.otlp.tools import tool_span, traceloop_input
 from tests.otlp.builders import raw_spans
 
@@ -92,3 +93,57 @@ def test_the_error_is_the_status_message_else_the_exception_message() -> None:
     )
     assert tool_of("t", {}, status="error").error == "error"
     assert tool_of("t", {}).error is None
+
+
+def test_tool_spans_of_the_worked_examples_make_the_tool_steps_the_spec_lists() -> None:
+    """§10.2 X1, §10.3 T1 (backfilled by name), §10.4 K."""
+    spans = raw_spans(
+        [
+            {
+                "span": "X1",
+                "parent": None,
+                "name": "execute_tool calc",
+                "attributes": {
+                    "gen_ai.tool.name": "calc",
+                    "gen_ai.tool.call.id": "t1",
+                    "gen_ai.tool.call.arguments": '{"expr":"2+2"}',
+                    "gen_ai.tool.call.result": "4",
+                },
+            },
+            {
+                "span": "T1",
+                "parent": None,
+                "name": "reset_password.tool",
+                "attributes": {
+                    "traceloop.span.kind": "tool",
+                    "gen_ai.tool.name": "reset_password",
+                    "traceloop.entity.input": '{"args":[],"kwargs":{"user":"me"}}',
+                    "traceloop.entity.output": '{"ok":true}',
+                },
+            },
+            {
+                "span": "K",
+                "parent": None,
+                "name": "ai.toolCall",
+                "attributes": {
+                    "ai.operationId": "ai.toolCall",
+                    "ai.toolCall.name": "weather",
+                    "ai.toolCall.id": "v1",
+                    "ai.toolCall.args": '{"city":"Pune"}',
+                    "ai.toolCall.result": '{"sky":"sunny","c":31}',
+                },
+            },
+        ]
+    )
+    results = [tool_result_step(tool_span(span), span.span_id) for span in spans]
+    assert [(s.role, s.content, s.tool_name, s.tool_call_id) for s in results] == [
+        ("tool", "4", "calc", "t1"),
+        ("tool", '{"ok":true}', "reset_password", None),
+        ("tool", '{"sky":"sunny","c":31}', "weather", "v1"),
+    ]
+    calls = [tool_call_step(tool_span(span), span.span_id) for span in spans]
+    assert [(s.tool_name, s.tool_input, s.tool_call_id) for s in calls] == [
+        ("calc", {"expr": "2+2"}, "t1"),
+        ("reset_password", {"user": "me"}, None),
+        ("weather", {"city": "Pune"}, "v1"),
+    ]

@@ -100,18 +100,18 @@ class _Span:
     single pass, and its details event looked up once."""
 
     span: RawSpan
-    indexed: dict[str, Any]  # OpenInference keys of this side
-    numbered: dict[str, Any]  # OpenLLMetry keys of this side
+    openinference_keys: dict[str, Any]  # `llm.input_messages.*` or `llm.output_messages.*`
+    openllmetry_keys: dict[str, Any]  # `gen_ai.prompt.*` or `gen_ai.completion.*`
     details: Mapping[str, Any] | None
 
     @classmethod
     def of(cls, span: RawSpan, prefixes: tuple[str, str]) -> _Span:
-        indexed: dict[str, Any] = {}
-        numbered: dict[str, Any] = {}
+        first: dict[str, Any] = {}
+        second: dict[str, Any] = {}
         for key, value in span.attributes.items():
             if key.startswith(prefixes):
-                (indexed if key.startswith(prefixes[0]) else numbered)[key] = value
-        return cls(span, indexed, numbered, genai.details(span) if span.events else None)
+                (first if key.startswith(prefixes[0]) else second)[key] = value
+        return cls(span, first, second, genai.details(span) if span.events else None)
 
     def reading(self, convention: str) -> Reading:
         return Reading(self.span.span_id, convention)
@@ -135,18 +135,18 @@ def _first_yield(view: _Span, sources: tuple[_Source, ...]) -> tuple[Reading | N
 
 
 def _openinference_input(view: _Span) -> Reading | None:
-    if not view.indexed:
+    if not view.openinference_keys:
         return None
     reading = view.reading(OPENINFERENCE)
-    openinference.read(reading, view.indexed, openinference.INPUT, view.span.attributes)
+    openinference.read(reading, view.openinference_keys, openinference.INPUT, view.span.attributes)
     return reading
 
 
 def _openinference_output(view: _Span) -> Reading | None:
-    if not view.indexed:
+    if not view.openinference_keys:
         return None
     reading = view.reading(OPENINFERENCE)
-    openinference.read(reading, view.indexed, openinference.OUTPUT, view.span.attributes)
+    openinference.read(reading, view.openinference_keys, openinference.OUTPUT, view.span.attributes)
     return reading
 
 
@@ -189,18 +189,18 @@ def _events_output(view: _Span) -> Reading | None:
 
 
 def _openllmetry_input(view: _Span) -> Reading | None:
-    if not view.numbered:
+    if not view.openllmetry_keys:
         return None
     reading = view.reading(OPENLLMETRY)
-    openllmetry.read(reading, view.numbered, openllmetry.PROMPT)
+    openllmetry.read(reading, view.openllmetry_keys, openllmetry.PROMPT)
     return reading
 
 
 def _openllmetry_output(view: _Span) -> Reading | None:
-    if not view.numbered:
+    if not view.openllmetry_keys:
         return None
     reading = view.reading(OPENLLMETRY)
-    openllmetry.read(reading, view.numbered, openllmetry.COMPLETION)
+    openllmetry.read(reading, view.openllmetry_keys, openllmetry.COMPLETION)
     return reading
 
 

@@ -19,6 +19,17 @@ from redline.traces.otlp.values import as_int, json_value, numbered, unflatten
 
 INPUT, OUTPUT = "llm.input_messages", "llm.output_messages"
 INVOCATION_PARAMETERS = "llm.invocation_parameters"
+# The fields of a message that are not lists of their own.
+_PLAIN = frozenset(
+    {
+        "message.role",
+        "message.content",
+        "message.name",
+        "message.tool_call_id",
+        "message.function_call_name",
+        "message.function_call_arguments_json",
+    }
+)
 
 
 def read(reading: Reading, family: Mapping[str, Any], prefix: str, attributes: Mapping[str, Any]) -> None:
@@ -44,25 +55,24 @@ def _draft(reading: Reading, item: dict[str, Any]) -> Draft | None:
         draft.texts.append(content)
     elif content is not None:
         reading.unparsed += 1
-    has_calls = False
-    if len(item) > 2:  # beyond a role and a content: tool calls, contents, ids, names
+    if not item.keys() <= _PLAIN:  # tool calls or contents, flattened one level deeper
         calls = numbered(item, "message.tool_calls")
-        has_calls = bool(calls)
         for call in calls:
             tool_call = _tool_call(call, "tool_call.")
             if tool_call is None:
                 reading.unparsed += 1
             else:
                 draft.tool_calls.append(tool_call)
-        _contents(
-            reading, draft, numbered(item, "message.contents"), text=not content, tool_use=not has_calls
-        )
-        name = optional_text(item.get("message.function_call_name"))
-        if name is not None:
-            arguments = tool_arguments(item.get("message.function_call_arguments_json"))
+        _contents(reading, draft, numbered(item, "message.contents"), text=not content, tool_use=not calls)
+    name = item.get("message.function_call_name")
+    if name is not None:
+        arguments = tool_arguments(item.get("message.function_call_arguments_json"))
+        if isinstance(name, str) and name:
             draft.tool_calls.append(ToolCall(None, name, arguments))
-        draft.tool_call_id = optional_text(item.get("message.tool_call_id"))
-        draft.name = optional_text(item.get("message.name"))
+        else:
+            reading.unparsed += 1
+    draft.tool_call_id = optional_text(item.get("message.tool_call_id"))
+    draft.name = optional_text(item.get("message.name"))
     return draft
 
 

@@ -3,8 +3,8 @@
 
 LangSmith nests the fields one level deeper (`gen_ai.prompt.{i}.message.role`); both are read. A
 `content` may be a JSON list of content blocks. LangSmith may instead send one `gen_ai.prompt` /
-`gen_ai.completion` text, LangChain's serialization of the call: that is read as a provider-shaped
-request or response.
+`gen_ai.completion` text, LangChain's serialization of the call: `messages` reads that as a
+provider-shaped request or response (`provider`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from redline.traces.otlp import provider
 from redline.traces.otlp.canonical import Reading
 from redline.traces.otlp.chat import read_message
 from redline.traces.otlp.values import numbered
@@ -40,11 +39,3 @@ def _message(item: dict[str, Any], output: bool) -> dict[str, Any]:
     if output and "role" not in message:
         message["role"] = "assistant"
     return message
-
-
-def read_whole(reading: Reading, value: Any, prefix: str) -> None:
-    """LangSmith's single JSON text, read as the request or response it serializes."""
-    if prefix == PROMPT:
-        provider.read_request(reading, value)
-    else:
-        provider.read_response(reading, value)
