@@ -26,6 +26,7 @@ MODEL_ATTRIBUTES = (
     "gen_ai.request.model",
     "ai.response.model",
     "ai.model.id",
+    "langfuse.observation.model.name",  # Langfuse SDKs; not in the spec's list, which has no Langfuse name
 )
 _INPUT_TOKENS = (
     "gen_ai.usage.input_tokens",
