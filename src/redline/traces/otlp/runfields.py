@@ -117,7 +117,7 @@ def run_fields(root: RawSpan, ordered: Sequence[RawSpan], top_agents: Sequence[R
     spans = [span for span in everyone if not _FIELD_NAMES.isdisjoint(span.attributes)]
     agent = _first_text(spans, _AGENT_BEFORE_TOP_AGENT)
     if agent is None:
-        top = {agent.span_id for agent in top_agents}
+        top = {top_agent.span_id for top_agent in top_agents}
         agent = _first_text([span for span in spans if span.span_id in top], ("gen_ai.agent.name",))
     if agent is None:
         agent = _first_text(spans, _AGENT_AFTER_TOP_AGENT) or as_text(root.resource.get("service.name"))
@@ -206,6 +206,7 @@ def _io(
     root_names: tuple[str, ...],
     messages_text: str | None = None,
 ) -> Sourced | None:
+    """The Langfuse trace attribute from any span (the root's first), else the root's own sources."""
     for span in (root, *ordered):
         value = span.attributes.get(trace_name)
         if value is not None and value != "":
