@@ -7,6 +7,8 @@ import json
 import random
 from typing import Any
 
+import pytest
+
 from redline.traces.otlp.assemble import derive
 from redline.traces.otlp.model import DerivedRun, Usage
 from tests.otlp.builders import hex_id, raw_spans, step_view
@@ -45,6 +47,11 @@ def oi_tool(span: str, parent: str | None, name: str, output: str, **extra: Any)
 
 
 AGENT = {"openinference.span.kind": "AGENT"}
+
+
+def genai_text(role: str, text: str) -> str:
+    """A GenAI `gen_ai.*.messages` value: one message of one text part, as JSON text."""
+    return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}]}])
 
 
 def test_1_root_last_in_three_batches_and_any_order_gives_the_same_run() -> None:
@@ -416,4 +423,194 @@ def test_dropped_attributes_and_run_level_fields_reach_the_run() -> None:
     assert (run.started_ns, run.ended_ns) == (
         min(s.start_ns for s in raw_spans(specs)),
         max(s.end_ns for s in raw_spans(specs)),
+    )
+
+
+def test_17_dropped_attributes_with_a_gap_in_the_messages_still_derive_and_are_counted() -> None:
+    run = run_of(
+        [
+            {
+                "span": "L1",
+                "parent": None,
+                "dropped": 4,
+                "attributes": {
+                    "openinference.span.kind": "LLM",
+                    "llm.input_messages.0.message.role": "user",
+                    "llm.input_messages.0.message.content": "first",
+                    "llm.input_messages.2.message.role": "user",
+                    "llm.input_messages.2.message.content": "third",
+                    "llm.input_messages.3.message.content": "no role",
+                    "llm.output_messages.0.message.role": "assistant",
+                    "llm.output_messages.0.message.content": "ok",
+                },
+            }
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [
+        ("user", "first"),
+        ("user", "third"),
+        ("assistant", "ok"),
+    ]
+    assert run.metadata["otlp"] == {"threads": 1, "dropped_attributes": 4, "unparsed_parts": 1}
+
+
+def test_messages_dropped_by_extraction_are_counted_once_per_span() -> None:
+    inputs = '[{"role":"user","parts":[{"type":"text","content":"hi"}]}, 42, {"role":"user","parts":[7]}]'
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": {"gen_ai.operation.name": "invoke_agent"}},
+            {
+                "span": "C1",
+                "parent": "A",
+                "attributes": {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.input.messages": inputs,
+                    "gen_ai.output.messages": genai_text("assistant", "hello"),
+                },
+            },
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [("user", "hi"), ("assistant", "hello")]
+    assert run.metadata["otlp"] == {"threads": 1, "unparsed_parts": 2}
+
+
+def test_source_c_a_hosted_agent_span_with_its_own_messages() -> None:
+    run = run_of(
+        [
+            {
+                "span": "A",
+                "parent": None,
+                "name": "invoke_agent helper",
+                "attributes": {
+                    "gen_ai.operation.name": "invoke_agent",
+                    "gen_ai.agent.name": "helper",
+                    "gen_ai.input.messages": genai_text("user", "Hi"),
+                    "gen_ai.output.messages": genai_text("assistant", "Hello."),
+                },
+            },
+            {"span": "E", "parent": "A", "attributes": {"gen_ai.operation.name": "embeddings"}},
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [("user", "Hi"), ("assistant", "Hello.")]
+    assert (run.output, run.agent) == ("Hello.", "helper")
+    assert run.input == [{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}]
+    assert run.metadata["otlp"] == {"threads": 1}
+
+
+def test_source_c_is_not_used_when_a_top_scope_model_call_has_messages() -> None:
+    agent_messages = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.input.messages": '[{"role":"user","parts":[{"type":"text","content":"agent view"}]}]',
+    }
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": agent_messages},
+            oi_llm("L1", "A", [("user", "model view")], [("assistant", "answer")]),
+        ]
+    )
+    assert [s.content for s in run.steps] == ["model view", "answer"]
+
+
+def test_an_empty_span_set_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^a trace has at least one span$"):
+        derive([], settled=True)
+
+
+def test_13_a_nameless_tool_span_of_an_earlier_round_is_not_taken_for_a_later_call() -> None:
+    first = tool_call("c1", "search", '{"q": "a"}')
+    second = tool_call("c2", "search", '{"q": "b"}')
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": AGENT},
+            oi_llm("L1", "A", [("user", "Find a, then b.")], [first]),
+            oi_tool("K1", "A", "search", "found a"),
+            oi_llm(
+                "L2",
+                "A",
+                [
+                    ("user", "Find a, then b."),
+                    first,
+                    {"role": "tool", "tool_call_id": "c1", "content": "found a"},
+                ],
+                [second],
+            ),
+            oi_tool("K2", "A", "search", "found b"),
+        ]
+    )
+    assert [(s.role, s.content, s.tool_call_id) for s in run.steps][-2:] == [
+        ("assistant", "", "c2"),
+        ("tool", "found b", "c2"),
+    ]
+    assert run.steps[-1].metadata["otlp"]["span_id"] == hex_id("K2")
+
+
+def test_results_an_instrumentation_never_resent_are_inserted_before_the_conversation_goes_on() -> None:
+    asks = tool_call("c1", "lookup", '{"k": 1}')
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": AGENT},
+            oi_llm("L1", "A", [("user", "Look it up.")], [asks]),
+            oi_tool("K1", "A", "lookup", "42", **{"tool.id": "c1"}),
+            oi_tool("K2", "A", "unasked", "never called"),
+            oi_llm("L2", "A", [("user", "Look it up."), asks], [("assistant", "It is 42.")]),
+        ]
+    )
+    assert [(s.role, s.content) for s in run.steps] == [
+        ("user", "Look it up."),
+        ("assistant", ""),
+        ("tool", "42"),
+        ("assistant", "It is 42."),
+    ]
+
+
+def test_calls_without_ids_are_answered_by_later_tool_steps_of_the_same_name() -> None:
+    nameless = {
+        "role": "assistant",
+        "tool_calls.0.tool_call.function.name": "lookup",
+        "tool_calls.0.tool_call.function.arguments": "{}",
+    }
+    run = run_of(
+        [
+            {"span": "A", "parent": None, "attributes": AGENT},
+            oi_llm("L1", "A", [("user", "Go.")], [nameless, nameless]),
+            oi_llm(
+                "L2",
+                "A",
+                [("user", "Go."), nameless, nameless, {"role": "tool", "name": "lookup", "content": "one"}],
+                [("assistant", "Partly done.")],
+            ),
+            oi_tool("K9", "A", "other", "unrelated"),
+        ]
+    )
+    assert [(s.role, s.content, s.tool_name) for s in run.steps] == [
+        ("user", "Go.", None),
+        ("assistant", "", "lookup"),
+        ("assistant", "", "lookup"),
+        ("tool", "one", "lookup"),
+        ("assistant", "Partly done.", None),
+    ]
+
+
+def test_the_finish_reason_of_a_call_comes_from_the_span_when_the_message_has_none() -> None:
+    run = run_of(
+        [
+            {
+                "span": "C1",
+                "parent": None,
+                "attributes": {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.response.model": "gpt-4o-2024-08-06",
+                    "gen_ai.response.finish_reasons": ["length"],
+                    "gen_ai.usage.input_tokens": "7",
+                    "gen_ai.input.messages": genai_text("user", "Hi"),
+                    "gen_ai.output.messages": genai_text("assistant", "Hello, I was cut"),
+                },
+            }
+        ]
+    )
+    head = run.steps[1].metadata
+    assert (head["model"], head["usage"], head["finish_reason"]) == (
+        "gpt-4o-2024-08-06",
+        {"input_tokens": 7},
+        "length",
     )

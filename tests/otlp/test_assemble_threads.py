@@ -3,6 +3,12 @@ primary thread (§8.6), on hand-made messages."""
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from redline.traces.otlp import threads as threads_module
 from redline.traces.otlp.model import Message, ToolCall
 from redline.traces.otlp.threads import Call, Thread, merge, primary
 
@@ -184,3 +190,77 @@ def test_primary_falls_back_to_most_calls_then_latest_call_then_first_created() 
         call("B1", [Message("user", "b")], [ANSWER], end=5),
     ]
     assert primary(merge(tied), "nothing like it").created == 0
+
+
+def test_with_many_threads_calls_still_find_theirs() -> None:
+    independent = [
+        call(f"R{i}", [Message("user", f"q{i}")], [Message("assistant", f"a{i}")]) for i in range(10)
+    ]
+    asks = Message("assistant", tool_calls=(ToolCall("c7", "lookup"),))
+    threads = merge(
+        [
+            *independent,
+            call(
+                "X", [Message("user", "q3"), Message("assistant", " a3 "), Message("user", "more")], [ANSWER]
+            ),
+            call(
+                "Y",
+                [Message("system", "Summary."), Message("assistant", "a5"), Message("user", "and?")],
+                [asks],
+            ),
+            call("Z", [Message("tool", "found", tool_call_id="c7")], [Message("assistant", "Found it.")]),
+        ]
+    )
+    assert len(threads) == 10
+    assert texts(threads[3]) == ["user:q3", "assistant:a3", "user:more", f"assistant:{ANSWER.text}"]
+    assert texts(threads[5]) == [
+        "user:q5",
+        "assistant:a5",
+        "user:and?",
+        "assistant:lookup",
+        "tool:found",
+        "assistant:Found it.",
+    ]
+
+
+_pool = st.sampled_from(
+    [
+        Message("system", "Be brief."),
+        Message("user", "hi"),
+        Message("user", " hi\n"),
+        Message("user", "bye"),
+        Message("assistant", "hello there"),
+        Message("assistant", "hello  there"),
+        Message("assistant", tool_calls=(ToolCall("c1", "f"),)),
+        Message("assistant", tool_calls=(ToolCall(None, "f"),)),
+        Message("tool", "r1", tool_call_id="c1"),
+        Message("tool", "r", name="f"),
+    ]
+)
+_calls = st.lists(
+    st.builds(
+        Call,
+        span_id=st.sampled_from(["a", "b"]),
+        end_ns=st.integers(0, 3),
+        inputs=st.lists(_pool, max_size=5).map(tuple),
+        outputs=st.lists(_pool, max_size=2).map(tuple),
+        stateless=st.booleans(),
+    ),
+    max_size=14,
+)
+
+
+@settings(deadline=None)  # a loaded CI machine is not a failure of the rule
+@given(_calls)
+def test_finding_threads_by_lookup_agrees_with_comparing_each(calls: list[Call]) -> None:
+    with patch.object(threads_module, "_COMPARE_ALL_UP_TO", 0):
+        by_lookup = [(t.messages, t.output_heads, t.calls) for t in merge(calls)]
+    with patch.object(threads_module, "_COMPARE_ALL_UP_TO", 10_000):
+        by_comparing = [(t.messages, t.output_heads, t.calls) for t in merge(calls)]
+    assert by_lookup == by_comparing
+
+
+def test_a_thread_without_assistant_text_never_matches_the_run_output() -> None:
+    silent = call("A1", [Message("user", "a")], [ASKS], end=9)
+    spoken = call("B1", [Message("user", "b")], [ANSWER], end=1)
+    assert primary(merge([silent, spoken]), ANSWER.text).created == 1

@@ -49,7 +49,10 @@ def test_span_facts_of_an_openinference_call() -> None:
         ({"gen_ai.request.model": "a", "llm.model_name": "b"}, "b"),
         ({"ai.model.id": "x", "ai.response.model": "y"}, "y"),
         ({"ai.model.id": "x"}, "x"),
+        ({"langfuse.observation.model.name": "claude", "ai.model.id": "x"}, "x"),
+        ({"langfuse.observation.model.name": "claude"}, "claude"),
         ({"gen_ai.response.model": "", "gen_ai.request.model": "asked"}, "asked"),
+        ({"gen_ai.request.model": ""}, None),
         ({}, None),
     ],
 )

@@ -13,6 +13,7 @@ from redline.traces.otlp.values import (
     display_text,
     first,
     json_value,
+    numbered,
     prefixed,
     unflatten,
 )
@@ -77,3 +78,29 @@ def test_display_text_keeps_text_and_writes_other_values_as_compact_json() -> No
     assert display_text({"ok": True, "n": [1, 2]}) == '{"ok":true,"n":[1,2]}'
     assert display_text(4) == "4"
     assert display_text(2**70) == str(2**70)
+
+
+def test_numbered_items_stay_flat_for_lookup_by_name() -> None:
+    attributes = {
+        "llm.input_messages.10.message.role": "user",
+        "llm.input_messages.2.message.role": "assistant",
+        "llm.input_messages.2.message.tool_calls.1.tool_call.id": "call_2",
+        "llm.input_messages.2.message.tool_calls.0.tool_call.id": "call_1",
+        "llm.input_messages.note": "not an item",
+        "llm.input_messages.3": "a leaf, not an item",
+        "llm.input_messagesX.0.message.role": "another family",
+    }
+    [assistant, user] = numbered(attributes, "llm.input_messages")
+    assert user == {"message.role": "user"}
+    assert assistant["message.role"] == "assistant"
+    assert numbered(assistant, "message.tool_calls") == [
+        {"tool_call.id": "call_1"},
+        {"tool_call.id": "call_2"},
+    ]
+    assert numbered({}, "gen_ai.prompt") == []
+
+
+@given(st.dictionaries(st.integers(min_value=0, max_value=300), st.text(max_size=5), max_size=20))
+def test_numbered_agrees_with_unflatten_on_flat_items(contents: dict[int, str]) -> None:
+    attributes = {f"gen_ai.prompt.{i}.content": text for i, text in contents.items()}
+    assert numbered(attributes, "gen_ai.prompt") == unflatten(attributes, "gen_ai.prompt")

@@ -31,7 +31,7 @@ from redline.traces.otlp.model import (
     SpanFacts,
     ToolSpan,
 )
-from redline.traces.otlp.runfields import IO_ATTRIBUTES, Sourced, run_fields, run_input, run_output
+from redline.traces.otlp.runfields import IO_ATTRIBUTES, RunFields, Sourced, run_fields, run_input, run_output
 from redline.traces.otlp.threads import Call, Thread, merge, primary
 from redline.traces.otlp.toolresults import with_tool_results
 from redline.traces.otlp.tree import SpanTree, build_tree, order_key
@@ -77,17 +77,8 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
         otlp["dropped_attributes"] = dropped
     if reader.unparsed_parts:
         otlp["unparsed_parts"] = reader.unparsed_parts
-
     leaves = [facts[span.span_id] for span in tree.leaf_llm_spans()]
     costs = [leaf.cost for leaf in leaves if leaf.cost is not None]
-    metadata: dict[str, Any] = dict(fields.metadata)
-    if fields.session_id is not None:
-        metadata["session_id"] = fields.session_id
-    if fields.user_id is not None:
-        metadata["user_id"] = fields.user_id
-    if fields.tags:
-        metadata["tags"] = list(fields.tags)
-    metadata["otlp"] = otlp
     return DerivedRun(
         steps=tuple(steps),
         input=input_source.value if input_source is not None else _first_user_text(steps),
@@ -97,7 +88,7 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
         agent=fields.agent,
         agent_version=fields.agent_version,
         dry_run=fields.dry_run,
-        metadata=metadata,
+        metadata=_run_metadata(fields, otlp),
         started_ns=min(span.start_ns for span in tree.spans),
         ended_ns=max(span.end_ns for span in tree.spans),
         has_ai=has_ai,
@@ -106,6 +97,20 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
         usage=total_usage([leaf.usage for leaf in leaves]),
         cost=sum(costs) if costs else None,
     )
+
+
+def _run_metadata(fields: RunFields, otlp: dict[str, Any]) -> dict[str, Any]:
+    """The user's metadata with Redline's own keys over it: session, user, tags, and what ingest noticed
+    (`otlp`)."""
+    metadata: dict[str, Any] = dict(fields.metadata)
+    if fields.session_id is not None:
+        metadata["session_id"] = fields.session_id
+    if fields.user_id is not None:
+        metadata["user_id"] = fields.user_id
+    if fields.tags:
+        metadata["tags"] = list(fields.tags)
+    metadata["otlp"] = otlp
+    return metadata
 
 
 class _Reader:
@@ -165,7 +170,7 @@ def _conversation(
         threads = merge(calls)
         if threads:
             otlp["threads"] = len(threads)
-            return _thread_steps(primary(threads, output_text), tree, facts)
+            return _thread_steps(primary(threads, output_text), facts)
     return None
 
 
@@ -189,13 +194,12 @@ def _names_previous_response(span: RawSpan) -> bool:
     return isinstance(request, dict) and any(request.get(key) is not None for key in _STATELESS_KEYS)
 
 
-def _thread_steps(thread: Thread, tree: SpanTree, facts: Mapping[str, SpanFacts]) -> list[DerivedStep]:
-    """The thread's steps, the first assistant message of each call's output carrying that call's model,
-    usage and finish reason (§7, last line)."""
-    by_id = {span.span_id: span for span in tree.spans}
+def _thread_steps(thread: Thread, facts: Mapping[str, SpanFacts]) -> list[DerivedStep]:
+    """The thread's steps, the first assistant message of each call's output carrying that call's model
+    and usage (§7, last line; its finish reason is already the message's). A message's metadata goes on
+    the first step it makes, which for that message is the call's first assistant step."""
     marked = list(thread.messages)
     for position, span_id in thread.output_heads.items():
-        message = marked[position]
         call_facts = facts[span_id]
         extra: dict[str, Any] = {}
         if call_facts.model is not None:
@@ -203,19 +207,10 @@ def _thread_steps(thread: Thread, tree: SpanTree, facts: Mapping[str, SpanFacts]
         usage = usage_dict(call_facts.usage)
         if usage:
             extra["usage"] = usage
-        finish = message.metadata.get("finish_reason") or _finish_reason(by_id[span_id])
-        if finish is not None:
-            extra["finish_reason"] = finish
         if extra:
+            message = marked[position]
             marked[position] = dataclasses.replace(message, metadata={**message.metadata, **extra})
     return stepmaking.message_steps(marked)
-
-
-def _finish_reason(span: RawSpan) -> str | None:
-    reasons = json_value(span.attributes.get("gen_ai.response.finish_reasons"))
-    if isinstance(reasons, list) and reasons and isinstance(reasons[0], str):
-        return reasons[0]
-    return None
 
 
 def _io_only(

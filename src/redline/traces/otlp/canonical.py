@@ -51,10 +51,11 @@ class Draft:
         self.media.append(Media(kind=kind, uri=uri, mime=mime))
         self.keep_part(part)
 
+    def has_content(self) -> bool:
+        return bool(self.texts or self.reasoning or self.tool_calls or self.media or self.parts)
+
     def is_empty(self) -> bool:
-        return not (
-            self.texts or self.reasoning or self.tool_calls or self.media or self.parts or self.tool_call_id
-        )
+        return not (self.has_content() or self.tool_call_id)
 
     def message(self, span_id: str, convention: str) -> Message:
         metadata: dict[str, Any] = {}
@@ -93,13 +94,12 @@ class Reading:
             self.choices.append([])
 
     def emit(self, draft: Draft, *, had_parts: bool = False) -> None:
-        """The draft's tool results as tool messages, then the draft itself unless it was only made of
-        tool results or dropped parts (`had_parts`: it had parts to begin with)."""
+        """The draft's tool results as tool messages, then the draft itself unless all it had were
+        tool results or dropped parts (`had_parts`: it had parts to begin with). A message with no
+        content at all is kept: it was sent that way."""
         for result in draft.results:
             self.choices[-1].append(result.message(self.span_id, self.convention))
-        if draft.results and draft.is_empty():
-            return
-        if had_parts and draft.is_empty() and not draft.results:
+        if (draft.results or had_parts) and not draft.has_content():
             return
         self.choices[-1].append(draft.message(self.span_id, self.convention))
 
@@ -142,10 +142,11 @@ def draft_for(raw_role: Any) -> Draft | None:
 
 
 def join_turns(drafts: list[Draft]) -> list[Draft]:
-    """Fragments of one assistant turn joined: a message of only tool calls into the assistant message
-    before it, one of only reasoning into the assistant message after it. APIs that send one item per
-    output (OpenAI Responses, and OpenInference's record of it) then read as one turn, as a chat
-    completion does; the steps come out the same either way, but history comparison needs one shape.
+    """Fragments of one assistant turn joined: a message of only tool calls (or kept parts, such as a
+    built-in web search) into the assistant message before it, one of only reasoning into the
+    assistant message after it. APIs that send one item per output (OpenAI Responses, and
+    OpenInference's record of it) then read as one turn, as a chat completion does; the steps come
+    out the same either way, but history comparison needs one shape.
     """
     joined: list[Draft] = []
     for draft in drafts:
@@ -170,7 +171,7 @@ def _only(draft: Draft, what: str) -> bool:
     if draft.texts or draft.media or draft.tool_call_id:
         return False
     if what == "tool_calls":
-        return bool(draft.tool_calls)
+        return bool(draft.tool_calls or draft.parts)
     return bool(draft.reasoning) and not draft.tool_calls
 
 

@@ -26,6 +26,7 @@ MODEL_ATTRIBUTES = (
     "gen_ai.request.model",
     "ai.response.model",
     "ai.model.id",
+    "langfuse.observation.model.name",  # Langfuse SDKs; not in the spec's list, which has no Langfuse name
 )
 _INPUT_TOKENS = (
     "gen_ai.usage.input_tokens",
@@ -53,6 +54,20 @@ _CACHE_WRITE_TOKENS = (
     "gen_ai.usage.cache_creation_input_tokens",
 )
 _REASONING_TOKENS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning")
+_COST_ATTRIBUTES = (
+    "llm.cost.total",
+    "llm.cost.prompt",
+    "llm.cost.completion",
+    "gen_ai.usage.cost",
+    "langfuse.observation.cost_details",
+)
+# Most spans carry none of these: one set test spares them every lookup.
+_MODEL_NAMES = frozenset(MODEL_ATTRIBUTES)
+_USAGE_NAMES = frozenset(
+    _INPUT_TOKENS + _OUTPUT_TOKENS + _CACHE_READ_TOKENS + _CACHE_WRITE_TOKENS + _REASONING_TOKENS
+)
+_COST_NAMES = frozenset(_COST_ATTRIBUTES)
+_NO_USAGE = Usage()
 
 
 def span_facts(span: RawSpan, kind: str) -> SpanFacts:
@@ -69,6 +84,8 @@ def span_facts(span: RawSpan, kind: str) -> SpanFacts:
 
 def model_of(attributes: Mapping[str, Any]) -> str | None:
     """The model that answered, else the one asked for."""
+    if _MODEL_NAMES.isdisjoint(attributes):
+        return None
     for name in MODEL_ATTRIBUTES:
         text = as_text(attributes.get(name))
         if text:
@@ -77,6 +94,8 @@ def model_of(attributes: Mapping[str, Any]) -> str | None:
 
 
 def usage_of(attributes: Mapping[str, Any]) -> Usage:
+    if _USAGE_NAMES.isdisjoint(attributes):
+        return _NO_USAGE
     return Usage(
         input_tokens=_count(attributes, _INPUT_TOKENS),
         output_tokens=_count(attributes, _OUTPUT_TOKENS),
@@ -96,6 +115,8 @@ def _count(attributes: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
 
 
 def cost_of(attributes: Mapping[str, Any]) -> float | None:
+    if _COST_NAMES.isdisjoint(attributes):
+        return None
     total = as_float(attributes.get("llm.cost.total"))
     if total is not None:
         return total

@@ -97,11 +97,6 @@ def read_legacy_output(reading: Reading, span: RawSpan) -> None:
             return
 
 
-def _event_message(attributes: Any) -> Any:
-    """An event's fields as a message object: `tool_calls` may be JSON text, `content` structured."""
-    if not isinstance(attributes, Mapping):
-        return attributes
-    message = dict(attributes)
-    if "tool_calls" in message:
-        message["tool_calls"] = json_value(message["tool_calls"])
-    return message
+def _event_message(fields: Any) -> Any:
+    """An event's attributes (or its `message` field) as a message object."""
+    return dict(fields) if isinstance(fields, Mapping) else fields

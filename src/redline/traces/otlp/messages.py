@@ -1,8 +1,14 @@
 """Chat messages read out of one span, whichever convention wrote them (otlp-ingest §4, §6).
 
-Every convention is read into the canonical `Message`. Which conventions a span carries is decided by
-one pass over its attribute keys and event names (`_conventions`), so a span pays only for the readers
-whose attributes it has; `has_message_attributes` is that pass alone, for classification.
+Every convention is read into the canonical `Message`. Each side (input, output) tries the conventions
+in the order of §6 and keeps the first that yields a message; a convention whose attributes are
+absent costs a dictionary lookup, and the flattened families are gathered in one pass over the keys.
+`has_message_attributes` is a scan of names only, for classification.
+
+`Message.source_convention` names the convention: `openinference` (§6.1), `genai` (§6.2, attributes
+or the operation details event; also the system message made of `gen_ai.system_instructions`),
+`genai_events` (§6.3), `openllmetry` (§6.5, numbered keys), `langsmith` (§6.5, one JSON text),
+`vercel` (§6.6), `provider` (§6.8), `pydantic_ai` (§6.7, whole-run messages).
 """
 
 from __future__ import annotations
@@ -28,36 +34,25 @@ __all__ = [
 # Attribute names that carry messages whole (a JSON list, a text), and the flattened families of §6.
 _MESSAGE_KEYS = frozenset(
     {
-        "gen_ai.input.messages",
-        "gen_ai.output.messages",
-        "gen_ai.system_instructions",
-        "gen_ai.prompt",
-        "gen_ai.completion",
-        "pydantic_ai.all_messages",
-        "ai.prompt.messages",
-        "ai.response.text",
-        "ai.response.toolCalls",
-        "ai.response.reasoning",
-        "ai.response.object",
-        "ai.result.text",
-        "ai.result.toolCalls",
+        genai.INPUT,
+        genai.OUTPUT,
+        genai.SYSTEM_INSTRUCTIONS,
+        genai.ALL_MESSAGES,
+        openllmetry.PROMPT,
+        openllmetry.COMPLETION,
+        vercel.PROMPT_MESSAGES,
+        *vercel.OUTPUT_KEYS,
         "gcp.vertex.agent.llm_request",
         "gcp.vertex.agent.llm_response",
     }
 )
-_MESSAGE_PREFIXES = ("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion.")
-_MESSAGE_EVENTS = frozenset(
-    {
-        "gen_ai.client.inference.operation.details",
-        "gen_ai.system.message",
-        "gen_ai.user.message",
-        "gen_ai.assistant.message",
-        "gen_ai.tool.message",
-        "gen_ai.choice",
-        "gen_ai.content.prompt",
-        "gen_ai.content.completion",
-    }
+_MESSAGE_PREFIXES = (
+    openinference.INPUT + ".",
+    openinference.OUTPUT + ".",
+    openllmetry.PROMPT + ".",
+    openllmetry.COMPLETION + ".",
 )
+_MESSAGE_EVENTS = frozenset({genai.DETAILS_EVENT, *genai.LEGACY_EVENTS})
 
 
 def has_message_attributes(span: RawSpan) -> bool:
@@ -105,18 +100,18 @@ class _Span:
     single pass, and its details event looked up once."""
 
     span: RawSpan
-    indexed: dict[str, Any]  # OpenInference keys of this side
-    numbered: dict[str, Any]  # OpenLLMetry keys of this side
+    openinference_keys: dict[str, Any]  # `llm.input_messages.*` or `llm.output_messages.*`
+    openllmetry_keys: dict[str, Any]  # `gen_ai.prompt.*` or `gen_ai.completion.*`
     details: Mapping[str, Any] | None
 
     @classmethod
     def of(cls, span: RawSpan, prefixes: tuple[str, str]) -> _Span:
-        indexed: dict[str, Any] = {}
-        numbered: dict[str, Any] = {}
+        first: dict[str, Any] = {}
+        second: dict[str, Any] = {}
         for key, value in span.attributes.items():
             if key.startswith(prefixes):
-                (indexed if key.startswith(prefixes[0]) else numbered)[key] = value
-        return cls(span, indexed, numbered, genai.details(span) if span.events else None)
+                (first if key.startswith(prefixes[0]) else second)[key] = value
+        return cls(span, first, second, genai.details(span) if span.events else None)
 
     def reading(self, convention: str) -> Reading:
         return Reading(self.span.span_id, convention)
@@ -126,8 +121,8 @@ _Source = Callable[[_Span], Reading | None]
 
 
 def _first_yield(view: _Span, sources: tuple[_Source, ...]) -> tuple[Reading | None, int]:
-    """The reading of the first source present that yields a message; else None and the count of
-    malformed items the sources present had."""
+    """The reading of the first source present that yields a message (or None), and how many
+    malformed items the sources tried before it had: they count as unparsed too."""
     tried = 0
     for source in sources:
         reading = source(view)
@@ -140,18 +135,18 @@ def _first_yield(view: _Span, sources: tuple[_Source, ...]) -> tuple[Reading | N
 
 
 def _openinference_input(view: _Span) -> Reading | None:
-    if not view.indexed:
+    if not view.openinference_keys:
         return None
     reading = view.reading(OPENINFERENCE)
-    openinference.read(reading, view.indexed, openinference.INPUT, view.span.attributes)
+    openinference.read(reading, view.openinference_keys, openinference.INPUT, view.span.attributes)
     return reading
 
 
 def _openinference_output(view: _Span) -> Reading | None:
-    if not view.indexed:
+    if not view.openinference_keys:
         return None
     reading = view.reading(OPENINFERENCE)
-    openinference.read(reading, view.indexed, openinference.OUTPUT, view.span.attributes)
+    openinference.read(reading, view.openinference_keys, openinference.OUTPUT, view.span.attributes)
     return reading
 
 
@@ -194,18 +189,18 @@ def _events_output(view: _Span) -> Reading | None:
 
 
 def _openllmetry_input(view: _Span) -> Reading | None:
-    if not view.numbered:
+    if not view.openllmetry_keys:
         return None
     reading = view.reading(OPENLLMETRY)
-    openllmetry.read(reading, view.numbered, openllmetry.PROMPT)
+    openllmetry.read(reading, view.openllmetry_keys, openllmetry.PROMPT)
     return reading
 
 
 def _openllmetry_output(view: _Span) -> Reading | None:
-    if not view.numbered:
+    if not view.openllmetry_keys:
         return None
     reading = view.reading(OPENLLMETRY)
-    openllmetry.read(reading, view.numbered, openllmetry.COMPLETION)
+    openllmetry.read(reading, view.openllmetry_keys, openllmetry.COMPLETION)
     return reading
 
 
@@ -294,7 +289,7 @@ def input_messages(span: RawSpan) -> Extracted:
     messages = reading.messages() if reading is not None else []
     convention = reading.convention if reading is not None else None
     if reading is not None:
-        unparsed = reading.unparsed
+        unparsed += reading.unparsed
     instructions = span.attributes.get(genai.SYSTEM_INSTRUCTIONS)
     if instructions is None and view.details is not None:
         instructions = view.details.get(genai.SYSTEM_INSTRUCTIONS)
@@ -321,7 +316,7 @@ def output_messages(span: RawSpan) -> Extracted:
             _with_finish_reason(choice, reasons[i]) if i < len(reasons) else choice
             for i, choice in enumerate(choices)
         ]
-    return Extracted(_with_alternatives(choices), reading.convention, reading.unparsed)
+    return Extracted(_with_alternatives(choices), reading.convention, unparsed + reading.unparsed)
 
 
 def whole_run_messages(span: RawSpan) -> Extracted:

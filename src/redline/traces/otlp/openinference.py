@@ -15,15 +15,26 @@ from typing import Any
 
 from redline.traces.otlp.canonical import Draft, Reading, draft_for, join_turns, optional_text, tool_arguments
 from redline.traces.otlp.model import ToolCall
-from redline.traces.otlp.values import as_int, json_value, unflatten
+from redline.traces.otlp.values import as_int, json_value, numbered, unflatten
 
 INPUT, OUTPUT = "llm.input_messages", "llm.output_messages"
 INVOCATION_PARAMETERS = "llm.invocation_parameters"
+# The fields of a message that are not lists of their own.
+_PLAIN = frozenset(
+    {
+        "message.role",
+        "message.content",
+        "message.name",
+        "message.tool_call_id",
+        "message.function_call_name",
+        "message.function_call_arguments_json",
+    }
+)
 
 
 def read(reading: Reading, family: Mapping[str, Any], prefix: str, attributes: Mapping[str, Any]) -> None:
     """The messages of one flattened family (`family` holds its keys) into `reading`."""
-    drafts = [draft for item in unflatten(family, prefix) if (draft := _draft(reading, item)) is not None]
+    drafts = [draft for item in numbered(family, prefix) if (draft := _draft(reading, item)) is not None]
     if prefix == OUTPUT and len(drafts) > 1 and _choices_asked(attributes):
         for draft in drafts:
             reading.new_choice()
@@ -33,89 +44,91 @@ def read(reading: Reading, family: Mapping[str, Any], prefix: str, attributes: M
         reading.emit(draft)
 
 
-def _draft(reading: Reading, item: Any) -> Draft | None:
-    message = item.get("message") if isinstance(item, dict) else None
-    draft = draft_for(message.get("role")) if isinstance(message, dict) else None
-    if message is None or draft is None:
+def _draft(reading: Reading, item: dict[str, Any]) -> Draft | None:
+    """One message from its keys, named as after `llm.input_messages.{i}.` (`message.role`, …)."""
+    draft = draft_for(item.get("message.role"))
+    if draft is None:
         reading.unparsed += 1
         return None
-    content = message.get("content")
+    content = item.get("message.content")
     if isinstance(content, str):
         draft.texts.append(content)
     elif content is not None:
         reading.unparsed += 1
-    tool_calls = message.get("tool_calls")
-    _contents(reading, draft, message.get("contents"), text=not content, tool_use=tool_calls is None)
-    if isinstance(tool_calls, list):
-        for entry in tool_calls:
-            call = _tool_call(entry.get("tool_call") if isinstance(entry, dict) else None)
-            if call is None:
+    if not item.keys() <= _PLAIN:  # tool calls or contents, flattened one level deeper
+        calls = numbered(item, "message.tool_calls")
+        for call in calls:
+            tool_call = _tool_call(call, "tool_call.")
+            if tool_call is None:
                 reading.unparsed += 1
             else:
-                draft.tool_calls.append(call)
-    name = optional_text(message.get("function_call_name"))
+                draft.tool_calls.append(tool_call)
+        _contents(reading, draft, numbered(item, "message.contents"), text=not content, tool_use=not calls)
+    name = item.get("message.function_call_name")
     if name is not None:
-        draft.tool_calls.append(
-            ToolCall(None, name, tool_arguments(message.get("function_call_arguments_json")))
-        )
-    draft.tool_call_id = optional_text(message.get("tool_call_id"))
-    draft.name = optional_text(message.get("name"))
+        arguments = tool_arguments(item.get("message.function_call_arguments_json"))
+        if isinstance(name, str) and name:
+            draft.tool_calls.append(ToolCall(None, name, arguments))
+        else:
+            reading.unparsed += 1
+    draft.tool_call_id = optional_text(item.get("message.tool_call_id"))
+    draft.name = optional_text(item.get("message.name"))
     return draft
 
 
-def _contents(reading: Reading, draft: Draft, contents: Any, *, text: bool, tool_use: bool) -> None:
+def _contents(
+    reading: Reading, draft: Draft, contents: list[dict[str, Any]], *, text: bool, tool_use: bool
+) -> None:
     """`message.contents.{k}.message_content.*`: text only when `content` is absent (it wins), tool
     uses only when `message.tool_calls` is absent (they repeat it)."""
-    if contents is None:
-        return
-    if not isinstance(contents, list):
-        reading.unparsed += 1
-        return
-    for entry in contents:
-        part = entry.get("message_content") if isinstance(entry, dict) else None
-        kind = part.get("type") if isinstance(part, dict) else None
-        if not isinstance(part, dict) or not isinstance(kind, str):
+    for part in contents:
+        kind = part.get("message_content.type")
+        if not isinstance(kind, str):
             reading.unparsed += 1
         elif kind == "text":
-            if not isinstance(part.get("text"), str):
+            value = part.get("message_content.text")
+            if not isinstance(value, str):
                 reading.unparsed += 1
             elif text:
-                draft.texts.append(part["text"])
+                draft.texts.append(value)
         elif kind == "reasoning":
-            if isinstance(part.get("text"), str):
-                draft.reasoning.append(part["text"])
+            value = part.get("message_content.text")
+            if isinstance(value, str):
+                draft.reasoning.append(value)
             else:
                 reading.unparsed += 1
         elif kind == "tool_use":
-            call = _tool_call(part.get("tool_call"))
+            call = _tool_call(part, "message_content.tool_call.")
             if call is None:
                 reading.unparsed += 1
             elif tool_use:
                 draft.tool_calls.append(call)
         elif kind in ("image", "audio"):
-            _media(reading, draft, part, kind)
+            raw = _raw_part(part)
+            url = optional_text(part.get(f"message_content.{kind}.{kind}.url"))
+            mime = optional_text(part.get(f"message_content.{kind}.{kind}.mime_type"))
+            if url is None and mime is None:
+                reading.unparsed += 1
+            else:
+                draft.add_media(raw, kind, url, mime)
         else:
-            draft.keep_part(part)
+            draft.keep_part(_raw_part(part))
 
 
-def _media(reading: Reading, draft: Draft, part: dict[str, Any], kind: str) -> None:
-    """`message_content.image.image.url` (an address or a data URL); audio likewise."""
-    holder = part.get(kind)
-    inner = holder.get(kind) if isinstance(holder, dict) else None
-    if not isinstance(inner, dict):
-        reading.unparsed += 1
-        return
-    draft.add_media(part, kind, optional_text(inner.get("url")), optional_text(inner.get("mime_type")))
+def _raw_part(part: dict[str, Any]) -> dict[str, Any]:
+    """A content part as metadata keeps it: nested again, without the `message_content` wrapper."""
+    tree = unflatten({f"p.0.{key}": value for key, value in part.items()}, "p")
+    inner = tree[0].get("message_content") if tree else None
+    return inner if isinstance(inner, dict) else {}
 
 
-def _tool_call(call: Any) -> ToolCall | None:
-    if not isinstance(call, dict):
+def _tool_call(item: dict[str, Any], at: str) -> ToolCall | None:
+    name = optional_text(item.get(at + "function.name"))
+    if name is None:
         return None
-    function = call.get("function")
-    name = optional_text(function.get("name")) if isinstance(function, dict) else None
-    if name is None or not isinstance(function, dict):
-        return None
-    return ToolCall(optional_text(call.get("id")), name, tool_arguments(function.get("arguments")))
+    return ToolCall(
+        optional_text(item.get(at + "id")), name, tool_arguments(item.get(at + "function.arguments"))
+    )
 
 
 def _choices_asked(attributes: Mapping[str, Any]) -> bool:

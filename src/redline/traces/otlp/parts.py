@@ -85,7 +85,7 @@ def _reasoning(draft: Draft, part: dict[str, Any]) -> bool:
             return True
     summary = part.get("summary")  # OpenAI Responses: a list of summary texts
     if isinstance(summary, list):
-        draft.reasoning.extend(item["text"] for item in summary if isinstance(item, dict) and "text" in item)
+        draft.reasoning.extend(_texts(summary))
         return True
     return False
 
@@ -93,14 +93,14 @@ def _reasoning(draft: Draft, part: dict[str, Any]) -> bool:
 def _tool_call(draft: Draft, part: dict[str, Any]) -> bool:
     """GenAI `tool_call`, Anthropic `tool_use`, Vercel `tool-call`, Responses `function_call`."""
     name = _first_text(part, ("name", "toolName"))
-    if name is None:
-        function = part.get("function")
-        name = optional_text(function.get("name")) if isinstance(function, dict) else None
-        if name is None:
-            return False
-        arguments = function.get("arguments") if isinstance(function, dict) else None
+    function = part.get("function")
+    if name is None and isinstance(function, dict):  # OpenAI's `{id, function {name, arguments}}`
+        name = optional_text(function.get("name"))
+        arguments = function.get("arguments")
     else:
         arguments = _first_present(part, ("arguments", "input", "args"))
+    if name is None:
+        return False
     call_id = _first_text(part, ("call_id", "toolCallId", "id"))
     draft.tool_calls.append(ToolCall(id=call_id, name=name, arguments=tool_arguments(arguments)))
     return True
@@ -126,7 +126,7 @@ def _vercel_output(output: Any) -> Any:
     if isinstance(output, dict) and "value" in output and isinstance(output.get("type"), str):
         value = output["value"]
         if output["type"] == "content" and isinstance(value, list):
-            return "".join(item["text"] for item in value if isinstance(item, dict) and "text" in item)
+            return "".join(_texts(value))
         return value
     return output
 
@@ -218,6 +218,11 @@ def _binary(draft: Draft, part: dict[str, Any]) -> bool:
     mime = _first_text(part, ("media_type", "mime_type"))
     draft.add_media(part, media_kind(mime), None, mime)
     return True
+
+
+def _texts(items: list[Any]) -> list[str]:
+    """The `text` of each `{"text": …}` item that has one."""
+    return [item["text"] for item in items if isinstance(item, dict) and isinstance(item.get("text"), str)]
 
 
 def _first_text(part: dict[str, Any], keys: tuple[str, ...]) -> str | None:

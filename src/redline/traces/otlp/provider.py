@@ -122,6 +122,11 @@ def _langchain_message(fields: dict[str, Any], kind: Any) -> Any:
         return fields
     message = {key: value for key, value in fields.items() if key != "type"}
     message["role"] = role
+    extra = message.get("additional_kwargs")
+    if isinstance(extra, dict) and not message.get("tool_calls"):  # older LangChain: OpenAI's fields
+        for key in ("tool_calls", "function_call"):
+            if key in extra:
+                message[key] = extra[key]
     return message
 
 

@@ -95,12 +95,29 @@ class Sourced:
     span_id: str
 
 
+_FIELD_NAMES = frozenset(
+    _SESSION
+    + _USER
+    + _AGENT_BEFORE_TOP_AGENT
+    + ("gen_ai.agent.name",)
+    + _AGENT_AFTER_TOP_AGENT
+    + _VERSION
+    + _TITLE
+    + _TAGS
+    + ("redline.dry_run",)
+)
+# Every metadata prefix contains one of these: one substring test over a span's joined keys spares the
+# dozens of keys of a span that has none (nearly every span) a prefix test each.
+_METADATA_MARKS = ("metadata.", "association.properties.")
+
+
 def run_fields(root: RawSpan, ordered: Sequence[RawSpan], top_agents: Sequence[RawSpan]) -> RunFields:
     """`ordered` is every span in §8.2 order; `top_agents` the AGENT spans with no agent above them."""
-    spans = [root, *(span for span in ordered if span is not root)]
+    everyone = [root, *(span for span in ordered if span is not root)]
+    spans = [span for span in everyone if not _FIELD_NAMES.isdisjoint(span.attributes)]
     agent = _first_text(spans, _AGENT_BEFORE_TOP_AGENT)
     if agent is None:
-        top = {agent.span_id for agent in top_agents}
+        top = {top_agent.span_id for top_agent in top_agents}
         agent = _first_text([span for span in spans if span.span_id in top], ("gen_ai.agent.name",))
     if agent is None:
         agent = _first_text(spans, _AGENT_AFTER_TOP_AGENT) or as_text(root.resource.get("service.name"))
@@ -108,7 +125,7 @@ def run_fields(root: RawSpan, ordered: Sequence[RawSpan], top_agents: Sequence[R
         session_id=_first_text(spans, _SESSION),
         user_id=_first_text(spans, _USER),
         tags=_tags(spans),
-        metadata=_metadata(spans),
+        metadata=_metadata(everyone),
         agent=agent,
         agent_version=_first_text(spans, _VERSION) or as_text(root.resource.get("service.version")),
         title=_first_text(spans, _TITLE) or root.name or None,
@@ -159,8 +176,10 @@ def _metadata(spans: Sequence[RawSpan]) -> dict[str, Any]:
 def _span_metadata(attributes: Mapping[str, Any]) -> dict[str, Any]:
     own = json_value(attributes.get("metadata"))
     metadata: dict[str, Any] = dict(own) if isinstance(own, dict) else {}
-    for prefix in _METADATA_PREFIXES:
-        metadata.update(prefixed(attributes, prefix))
+    keys = " ".join(attributes)
+    if any(mark in keys for mark in _METADATA_MARKS):
+        for prefix in _METADATA_PREFIXES:
+            metadata.update(prefixed(attributes, prefix))
     return metadata
 
 
@@ -187,6 +206,7 @@ def _io(
     root_names: tuple[str, ...],
     messages_text: str | None = None,
 ) -> Sourced | None:
+    """The Langfuse trace attribute from any span (the root's first), else the root's own sources."""
     for span in (root, *ordered):
         value = span.attributes.get(trace_name)
         if value is not None and value != "":

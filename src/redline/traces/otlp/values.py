@@ -146,3 +146,27 @@ def display_text(value: Any) -> str:
         return orjson.dumps(value).decode()
     except (orjson.JSONEncodeError, TypeError):
         return str(value)
+
+
+def numbered(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The items of a flattened list, each left flat: `prefix.0.a.b`, `prefix.0.c`, `prefix.2.a`
+    become `[{"a.b": …, "c": …}, {"a": …}]`, in index order, gaps skipped.
+
+    The cheap form of `unflatten` for a reader that knows the fields it wants: it looks them up by
+    their dotted name instead of walking a rebuilt tree, and calls `numbered` again on an item for a
+    nested list (`numbered(item, "message.tool_calls")`). One string split per key, no recursion.
+    """
+    dotted = prefix + "."
+    cut = len(dotted)
+    items: dict[int, dict[str, Any]] = {}
+    for key, value in attributes.items():
+        if key.startswith(dotted):
+            index, dot, rest = key[cut:].partition(".")
+            if dot and index.isdigit():
+                position = int(index)
+                item = items.get(position)
+                if item is None:
+                    items[position] = {rest: value}
+                else:
+                    item[rest] = value
+    return [items[position] for position in sorted(items)]
