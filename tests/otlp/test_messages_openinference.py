@@ -254,6 +254,13 @@ def test_several_output_messages_are_choices_only_when_the_request_asked_for_sev
     ]
 
 
+def test_the_finish_reason_attribute_goes_to_the_answer() -> None:
+    span = llm_span(L2 | {"llm.finish_reason": "stop"})
+    assert output_messages(span).messages == (
+        M(role="assistant", text="It is rainy, 14 °C.", metadata={"finish_reason": "stop"}),
+    )
+
+
 def test_responses_api_items_are_joined_into_one_assistant_turn() -> None:
     """OpenInference writes one output message per Responses item: reasoning, text, each function call."""
     span = llm_span(

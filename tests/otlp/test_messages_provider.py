@@ -209,6 +209,13 @@ def test_inputs_that_are_not_chat_requests_yield_nothing() -> None:
         assert output_messages(span_of({"input.value": value, "output.value": value})) == Extracted()
 
 
+def test_a_bare_message_list_is_a_request_but_a_list_of_other_things_is_not() -> None:
+    messages = [{"role": "system", "content": "Be kind."}, {"role": "user", "content": "Hi"}]
+    span = span_of({"langfuse.observation.input": json.dumps(messages)})
+    assert input_messages(span).messages == (M(role="system", text="Be kind."), M(role="user", text="Hi"))
+    assert input_messages(span_of({"input.value": [{"role": "user"}, {"text": "x"}]})) == Extracted()
+
+
 def test_the_first_request_attribute_that_reads_wins() -> None:
     span = span_of(
         {"input.value": "plain text", "mlflow.spanInputs": {"messages": [{"role": "user", "content": "Hi"}]}}

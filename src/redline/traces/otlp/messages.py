@@ -91,7 +91,8 @@ _PROVIDER_OUTPUTS = (
     "mlflow.spanOutputs",
     "gcp.vertex.agent.llm_response",
 )
-_FINISH_REASONS = "gen_ai.response.finish_reasons"
+_FINISH_REASONS = "gen_ai.response.finish_reasons"  # one per choice
+_FINISH_REASON = "llm.finish_reason"  # OpenInference: the (first) choice's
 
 
 @dataclass(slots=True)
@@ -311,6 +312,8 @@ def output_messages(span: RawSpan) -> Extracted:
         return Extracted((), None, unparsed)
     choices = [choice for choice in reading.choices if choice]
     reasons = json_value(span.attributes.get(_FINISH_REASONS))
+    if reasons is None and _FINISH_REASON in span.attributes:
+        reasons = [span.attributes[_FINISH_REASON]]
     if isinstance(reasons, list):
         choices = [
             _with_finish_reason(choice, reasons[i]) if i < len(reasons) else choice

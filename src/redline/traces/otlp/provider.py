@@ -2,12 +2,14 @@
 in `input.value`/`output.value` (and Langfuse, MLflow and Google ADK in their own attributes), read
 when no convention's message attributes are there.
 
-Requests: OpenAI chat `{"messages"}`, Anthropic `{"system"?, "messages"}`, OpenAI Responses `{"input",
-"instructions"?}`, Gemini `{"contents", "config"?}`, and LangChain's serialization (`{"messages":
-[[...]]}` with `[role, text]` pairs or `{"type": "human", ...}` messages, as LangGraph and LangSmith
-write it). Responses: a chat completion `{"choices"}`, a Responses `{"output"}`, an Anthropic or OpenAI
-message `{"role", "content"}`, Gemini `{"candidates"}` or ADK's `{"content"}`, LangChain's
-`{"generations"}`. Anything else yields nothing: most `input.value`s are not chat requests.
+Requests: OpenAI chat `{"messages"}` (or the bare message list), Anthropic `{"system"?,
+"messages"}`, OpenAI Responses `{"input", "instructions"?}`, Gemini `{"contents", "config"?}`, and
+LangChain's serialization (`{"messages": [[...]]}` with `[role, text]` pairs or `{"type": "human",
+...}` messages, as LangGraph and LangSmith write it).
+
+Responses: a chat completion `{"choices"}`, a Responses `{"output"}`, an Anthropic or OpenAI message
+`{"role", "content"}`, Gemini `{"candidates"}` or ADK's `{"content"}`, LangChain's `{"generations"}`.
+Anything else yields nothing: most `input.value`s are not chat requests.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ _LANGCHAIN_TYPES = {
 
 def read_request(reading: Reading, value: Any) -> None:
     request = json_value(value)
+    if isinstance(request, list) and request and all(_is_message(item) for item in request):
+        request = {"messages": request}  # the message list alone, as Langfuse generations often log it
     if not isinstance(request, dict):
         return
     messages = request.get("messages")
@@ -95,6 +99,10 @@ def _system(reading: Reading, system: Any) -> None:
     reading.unparsed += read_content(draft, system)
     if not draft.is_empty():
         reading.emit(draft)
+
+
+def _is_message(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("role"), str)
 
 
 def _is_pair(item: Any) -> bool:
