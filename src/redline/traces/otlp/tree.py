@@ -9,13 +9,14 @@ always gives the same tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from redline.traces.otlp.model import RawSpan
 
 RootRule = Literal["marked", "true", "orphan"]
+T = TypeVar("T")
 
 
 def order_key(span: RawSpan) -> tuple[int, int, str]:
@@ -106,28 +107,26 @@ def _place(
     children: Mapping[str, list[RawSpan]],
     kinds: Mapping[str, str],
 ) -> dict[str, Placement]:
-    """One walk down from the tree roots, then one back up for `llm_below`. Spans caught in a parent
-    cycle (reachable from no tree root) are walked from their earliest member, so every span is placed."""
-    above: dict[str, tuple[int, bool, bool]] = {}
-    visit_order: list[RawSpan] = []
-    pending = list(reversed(tree_roots))
-    remaining = iter(ordered)
-    while True:
-        if not pending:
-            start = next((s for s in remaining if s.span_id not in above), None)
-            if start is None:
-                break
-            pending.append(start)
-            above[start.span_id] = (0, False, False)
-        span = pending.pop()
-        state = above.setdefault(span.span_id, (0, False, False))
-        visit_order.append(span)
+    """Walks down from the tree roots, then one back up for `llm_below`.
+
+    Only an AGENT span that makes model calls of its own counts as an agent above others: one whose
+    LLM spans have it as their nearest AGENT. A workflow span marked AGENT that only wraps the real
+    agents (the OpenAI Agents SDK's `Agent workflow`) would otherwise make every agent under it a
+    nested one, and the run would lose its conversation; an agent called as a tool by another, which
+    §8.3 means to leave out, is under an agent that does make calls of its own.
+    """
+
+    def nearest(span: RawSpan, above: str | None) -> str | None:
+        return span.span_id if kinds[span.span_id] == "AGENT" else above
+
+    nearest_agent, visit_order = _walk(ordered, tree_roots, children, None, nearest)
+    speaking = {agent for s in ordered if kinds[s.span_id] == "LLM" and (agent := nearest_agent[s.span_id])}
+
+    def below(span: RawSpan, state: tuple[int, bool, bool]) -> tuple[int, bool, bool]:
         kind = kinds[span.span_id]
-        below = (state[0] + (kind == "AGENT"), state[1] or kind == "LLM", state[2] or kind == "TOOL")
-        for child in reversed(children.get(span.span_id, ())):
-            if child.span_id not in above:
-                above[child.span_id] = below
-                pending.append(child)
+        return (state[0] + (span.span_id in speaking), state[1] or kind == "LLM", state[2] or kind == "TOOL")
+
+    above, _ = _walk(ordered, tree_roots, children, (0, False, False), below)
     llm_below: dict[str, bool] = {}
     for span in reversed(visit_order):
         llm_below[span.span_id] = any(
@@ -137,6 +136,40 @@ def _place(
     return {
         span.span_id: Placement(*above[span.span_id], llm_below=llm_below[span.span_id]) for span in ordered
     }
+
+
+def _walk(
+    ordered: tuple[RawSpan, ...],
+    tree_roots: list[RawSpan],
+    children: Mapping[str, list[RawSpan]],
+    start: T,
+    step: Callable[[RawSpan, T], T],
+) -> tuple[dict[str, T], list[RawSpan]]:
+    """A value for every span from the top down: a tree root gets `start`, a child what `step` makes
+    of its parent and the parent's value. Spans caught in a parent cycle (reachable from no tree root)
+    are walked from their earliest member, so every span gets one. Answers the values and the order
+    the spans were visited in."""
+    above: dict[str, T] = {}
+    visit_order: list[RawSpan] = []
+    pending = list(reversed(tree_roots))
+    for root in tree_roots:
+        above[root.span_id] = start
+    remaining = iter(ordered)
+    while True:
+        if not pending:
+            first = next((s for s in remaining if s.span_id not in above), None)
+            if first is None:
+                break
+            pending.append(first)
+            above[first.span_id] = start
+        span = pending.pop()
+        visit_order.append(span)
+        value = step(span, above[span.span_id])
+        for child in reversed(children.get(span.span_id, ())):
+            if child.span_id not in above:
+                above[child.span_id] = value
+                pending.append(child)
+    return above, visit_order
 
 
 def _effective_root(ordered: tuple[RawSpan, ...], tree_roots: list[RawSpan]) -> tuple[RawSpan, RootRule]:
