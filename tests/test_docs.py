@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from redline.cli.main import COMMANDS, cli, load_command
+from redline.config import Settings
 from tests.doccommands import Command, fenced_blocks, parse_problem, python_blocks, shell_commands
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,3 +149,9 @@ def test_a_command_prints_as_it_reads() -> None:
     assert (
         str(Command(1, ["queues", "create", "Support quality"])) == "redline queues create 'Support quality'"
     )
+
+
+def test_every_setting_is_in_the_configuration_page() -> None:
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    missing = [name for name in Settings.model_fields if f"`REDLINE_{name.upper()}`" not in page]
+    assert missing == []

@@ -3,14 +3,19 @@ batching, the order or the resending (otlp-ingest §2, §3, §8, edge cases 1-3,
 
 from __future__ import annotations
 
+import gzip
 from dataclasses import replace
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from redline.app import create_app
+from redline.db import Database
 from redline.traces.models import Span, Step, Trace
+from tests.conftest import bootstrap_admin
 from tests.otlp.builders import hex_id, raw_spans, trace_hex
-from tests.otlp.otlpapp import BEARER, ENCODINGS, Encoding, OtlpApp, otlp_app, steps_of
+from tests.otlp.otlpapp import BEARER, ENCODINGS, Encoding, OtlpApp, otlp_app, otlp_settings, steps_of
 from tests.otlp.test_assemble_examples import STEPS_10_1, example_10_1
 
 __all__ = ["otlp_app"]
@@ -293,3 +298,64 @@ def test_a_span_id_hex_is_stored_lowercase_and_runs_get_stable_ids(otlp_app: Otl
     with otlp_app.db.read() as session:
         ids = set(session.scalars(select(Span.span_id)))
     assert hex_id("L1") in ids
+
+
+def _app_with(db: Database, database_url: str, **settings: object) -> OtlpApp:
+    first = bootstrap_admin(db)
+    client = TestClient(
+        create_app(otlp_settings(database_url, **settings), db), raise_server_exceptions=False
+    )
+    return OtlpApp(client, db, str(first.project.id))
+
+
+def test_limits_answer_413_and_415_naming_them(db: Database, database_url: str) -> None:
+    app = _app_with(db, database_url, otlp_max_spans=3, otlp_max_body_bytes=65536)
+    spans = raw_spans(example_10_1())
+    too_many = app.send(spans, encoding="json")
+    assert too_many.status_code == 413
+    assert (
+        too_many.json()["message"]
+        == "request has 7 spans, over the limit of 3 per request (REDLINE_OTLP_MAX_SPANS)"
+    )
+    bomb = gzip.compress(b"{" + b" " * 1_000_000 + b"}")
+    inflated = app.client.post(
+        "/v1/traces",
+        content=bomb,
+        headers={"content-type": "application/json", "content-encoding": "gzip", **BEARER},
+    )
+    assert inflated.status_code == 413
+    assert inflated.json()["message"].endswith("limit once decompressed (REDLINE_OTLP_MAX_BODY_BYTES)")
+    brotli = app.send(spans[:1], headers={"content-encoding": "br"})
+    assert brotli.status_code == 415
+    logs = app.client.post(
+        "/v1/traces", content=b'{"resourceLogs": []}', headers={"content-type": "application/json", **BEARER}
+    )
+    assert (logs.status_code, logs.json()) == (200, {})
+
+
+def test_a_token_over_its_span_rate_is_told_when_to_come_back(db: Database, database_url: str) -> None:
+    app = _app_with(db, database_url, otlp_rate_spans_per_sec=7)
+    spans = raw_spans(example_10_1())
+    assert app.send(spans).status_code == 200
+    again = app.send(spans, encoding="json")
+    assert again.status_code == 429
+    assert again.headers["retry-after"] == "1"
+    assert "this token may send 7 spans per second" in again.json()["message"]
+
+
+def test_large_traces_are_derived_by_the_worker_and_a_backlog_answers_503(
+    db: Database, database_url: str
+) -> None:
+    app = _app_with(db, database_url, otlp_inline_derive_max_spans=2, otlp_max_pending_derive=1)
+    spans = raw_spans(example_10_1())
+    assert app.send(spans).status_code == 200
+    with db.read() as session:
+        assert session.scalar(select(Trace.step_count)) == 0
+    busy = app.send(raw_spans(example_10_1(), trace="other"), encoding="json")
+    assert busy.status_code == 503
+    assert busy.headers["retry-after"] == "5"
+    app.settle()
+    [listed] = app.runs()
+    run = app.run(listed["id"])
+    assert (run["status"], steps_of(run)) == ("completed", STEPS_10_1)
+    assert app.send(raw_spans(example_10_1(), trace="other")).status_code == 200
