@@ -35,6 +35,9 @@ def _placeholder() -> Database:
 # answered at once when Hypothesis tried it again.
 HUNG_AFTER_SECONDS = 120
 
+# OTLP exports are protobuf bodies: sent as the raw bytes generated for them, as octet streams are.
+schemathesis.serializer.alias("application/x-protobuf", "application/octet-stream")
+
 APP = create_app(Settings(max_body_bytes=1024 * 1024), _placeholder())
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
