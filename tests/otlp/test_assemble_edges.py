@@ -12,7 +12,7 @@ import pytest
 from redline.traces.otlp.assemble import derive
 from redline.traces.otlp.model import DerivedRun, Usage
 from tests.otlp.builders import hex_id, raw_spans, step_view
-from tests.otlp.test_assemble_examples import STEPS_10_1, example_10_1, example_10_3
+from tests.otlp.examples import STEPS_10_1, example_10_1, example_10_3
 
 
 def run_of(specs: list[dict[str, Any]], *, settled: bool = True) -> DerivedRun:

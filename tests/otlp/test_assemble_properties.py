@@ -15,7 +15,7 @@ from redline.traces.otlp.assemble import derive
 from redline.traces.otlp.model import RawSpan
 from redline.traces.otlp.stepids import step_ids
 from tests.otlp.builders import MS, TRACE_START_NS, hex_id, raw_spans, trace_hex
-from tests.otlp.test_assemble_examples import example_10_1, example_10_2, example_10_3, example_10_4
+from tests.otlp.examples import example_10_1, example_10_2, example_10_3, example_10_4
 
 EXAMPLES: list[Callable[[], list[dict[str, Any]]]] = [
     example_10_1,

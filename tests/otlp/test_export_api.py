@@ -15,8 +15,8 @@ from redline.db import Database
 from redline.traces.models import Span, Step, Trace
 from tests.conftest import bootstrap_admin
 from tests.otlp.builders import hex_id, raw_spans, trace_hex
+from tests.otlp.examples import STEPS_10_1, example_10_1
 from tests.otlp.otlpapp import BEARER, ENCODINGS, Encoding, OtlpApp, otlp_app, otlp_settings, steps_of
-from tests.otlp.test_assemble_examples import STEPS_10_1, example_10_1
 
 __all__ = ["otlp_app"]
 

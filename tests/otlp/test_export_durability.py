@@ -23,8 +23,8 @@ from redline.traces.models import Span, Trace
 from tests.conftest import ADMIN_TOKEN, bootstrap_admin
 from tests.liveserver import LiveServer, live_server
 from tests.otlp.builders import raw_spans
+from tests.otlp.examples import STEPS_10_1, example_10_1
 from tests.otlp.otlpapp import BEARER, OtlpApp, otlp_app, otlp_settings, steps_of
-from tests.otlp.test_assemble_examples import STEPS_10_1, example_10_1
 
 __all__ = ["live_server", "otlp_app"]
 

@@ -11,6 +11,7 @@ from redline.traces.otlp.messages import input_messages, output_messages, whole_
 from redline.traces.otlp.model import DerivedStep, Extracted, Media, Message, RawSpan, ToolCall
 from redline.traces.otlp.steps import message_steps
 from tests.otlp.builders import hex_id, raw_spans
+from tests.otlp.examples import attributes_of, example_10_2
 
 SPAN = hex_id("C")
 M = partial(Message, source_span=SPAN, source_convention="genai")
@@ -33,14 +34,7 @@ def steps_of(span: RawSpan) -> list[tuple[Any, ...]]:
 
 
 INSTRUCTIONS = '[{"type":"text","content":"Be brief."}]'
-C1 = {
-    "gen_ai.operation.name": "chat",
-    "gen_ai.request.model": "gpt-4o",
-    "gen_ai.system_instructions": INSTRUCTIONS,
-    "gen_ai.input.messages": '[{"role":"user","parts":[{"type":"text","content":"2+2?"}]}]',
-    "gen_ai.output.messages": '[{"role":"assistant","parts":[{"type":"tool_call","id":"t1","name":"calc",'
-    '"arguments":{"expr":"2+2"}}]}]',
-}
+C1 = attributes_of(example_10_2(), "C1")
 C2_INPUT = [
     {"role": "user", "parts": [{"type": "text", "content": "2+2?"}]},
     {
@@ -50,12 +44,7 @@ C2_INPUT = [
     {"role": "user", "parts": [{"type": "tool_call_response", "id": "t1", "name": "calc", "result": "4"}]},
 ]
 C2_OUTPUT = [{"role": "assistant", "parts": [{"type": "text", "content": "4"}], "finish_reason": "stop"}]
-C2 = {
-    "gen_ai.operation.name": "chat",
-    "gen_ai.system_instructions": INSTRUCTIONS,
-    "gen_ai.input.messages": json.dumps(C2_INPUT),
-    "gen_ai.output.messages": json.dumps(C2_OUTPUT),
-}
+C2 = attributes_of(example_10_2(), "C2")
 
 
 def test_c1_of_the_worked_example_prepends_the_system_instructions() -> None:

@@ -12,6 +12,7 @@ from redline.traces.otlp.messages import input_messages, output_messages
 from redline.traces.otlp.model import DerivedStep, Extracted, Media, Message, RawSpan, ToolCall
 from redline.traces.otlp.steps import message_steps
 from tests.otlp.builders import hex_id, raw_spans
+from tests.otlp.examples import attributes_of, example_10_1
 
 SPAN = hex_id("L")
 OTLP = {"span_id": SPAN, "convention": "openinference"}
@@ -42,36 +43,8 @@ def flattened(prefix: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-L1 = {
-    "openinference.span.kind": "LLM",
-    "llm.model_name": "gpt-4o-mini",
-    "llm.input_messages.0.message.role": "system",
-    "llm.input_messages.0.message.content": "You are helpful.",
-    "llm.input_messages.1.message.role": "user",
-    "llm.input_messages.1.message.content": "Weather in Paris?",
-    "llm.output_messages.0.message.role": "assistant",
-    "llm.output_messages.0.message.tool_calls.0.tool_call.id": "call_1",
-    "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "get_weather",
-    "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": '{"city": "Paris"}',
-    "llm.token_count.prompt": 52,
-    "llm.token_count.completion": 17,
-}
-L2 = {
-    "openinference.span.kind": "LLM",
-    "llm.input_messages.0.message.role": "system",
-    "llm.input_messages.0.message.content": "You are helpful.",
-    "llm.input_messages.1.message.role": "user",
-    "llm.input_messages.1.message.content": "Weather in Paris?",
-    "llm.input_messages.2.message.role": "assistant",
-    "llm.input_messages.2.message.tool_calls.0.tool_call.id": "call_1",
-    "llm.input_messages.2.message.tool_calls.0.tool_call.function.name": "get_weather",
-    "llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments": '{"city":"Paris"}',
-    "llm.input_messages.3.message.role": "tool",
-    "llm.input_messages.3.message.tool_call_id": "call_1",
-    "llm.input_messages.3.message.content": "rainy, 14C",
-    "llm.output_messages.0.message.role": "assistant",
-    "llm.output_messages.0.message.content": "It is rainy, 14 °C.",
-}
+L1 = attributes_of(example_10_1(), "L1")
+L2 = attributes_of(example_10_1(), "L2")
 
 
 def test_l1_of_the_worked_example_reads_its_prompt_and_its_tool_call() -> None:

@@ -10,6 +10,7 @@ from redline.traces.otlp.messages import input_messages, output_messages
 from redline.traces.otlp.model import DerivedStep, Extracted, Media, Message, RawSpan, ToolCall
 from redline.traces.otlp.steps import message_steps
 from tests.otlp.builders import hex_id, raw_spans
+from tests.otlp.examples import attributes_of, example_10_3
 
 SPAN = hex_id("O1")
 M = partial(Message, source_span=SPAN, source_convention="openllmetry")
@@ -19,19 +20,7 @@ def span_of(attributes: dict[str, Any]) -> RawSpan:
     return raw_spans([{"span": "O1", "parent": None, "name": "openai.chat", "attributes": attributes}])[0]
 
 
-O1 = {
-    "llm.request.type": "chat",
-    "gen_ai.system": "openai",
-    "gen_ai.prompt.0.role": "user",
-    "gen_ai.prompt.0.content": "reset my password",
-    "gen_ai.completion.0.role": "assistant",
-    "gen_ai.completion.0.finish_reason": "tool_calls",
-    "gen_ai.completion.0.tool_calls.0.id": "c7",
-    "gen_ai.completion.0.tool_calls.0.name": "reset_password",
-    "gen_ai.completion.0.tool_calls.0.arguments": '{"user":"me"}',
-    "gen_ai.usage.prompt_tokens": 30,
-    "gen_ai.usage.completion_tokens": 12,
-}
+O1 = attributes_of(example_10_3(), "O1")
 
 
 def test_o1_of_the_worked_example() -> None:

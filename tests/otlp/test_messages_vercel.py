@@ -10,6 +10,7 @@ from redline.traces.otlp.messages import input_messages, output_messages
 from redline.traces.otlp.model import Extracted, Media, Message, RawSpan, ToolCall
 from redline.traces.otlp.steps import message_steps
 from tests.otlp.builders import hex_id, raw_spans
+from tests.otlp.examples import attributes_of, example_10_4
 
 SPAN = hex_id("D")
 M = partial(Message, source_span=SPAN, source_convention="vercel")
@@ -27,11 +28,7 @@ def steps_of(span: RawSpan) -> list[tuple[Any, ...]]:
 
 
 USER = {"role": "user", "content": [{"type": "text", "text": "Weather in Pune?"}]}
-D1 = {
-    "ai.operationId": "ai.generateText.doGenerate",
-    "ai.prompt.messages": json.dumps([USER]),
-    "ai.response.toolCalls": '[{"toolCallId":"v1","toolName":"weather","input":{"city":"Pune"}}]',
-}
+D1 = attributes_of(example_10_4(), "D1")
 V5_HISTORY = [
     USER,
     {
@@ -52,11 +49,7 @@ V5_HISTORY = [
         ],
     },
 ]
-D2 = {
-    "ai.operationId": "ai.generateText.doGenerate",
-    "ai.prompt.messages": json.dumps(V5_HISTORY),
-    "ai.response.text": "Sunny, 31 °C.",
-}
+D2 = attributes_of(example_10_4(), "D2")
 
 
 def test_d1_of_the_worked_example() -> None:

@@ -14,8 +14,8 @@ from redline.db import Database
 from redline.traces.models import Trace
 from tests.conftest import Harness
 from tests.otlp.builders import raw_spans
+from tests.otlp.examples import STEPS_10_1, example_10_1, example_10_4
 from tests.otlp.payloads import export_json, export_request
-from tests.otlp.test_assemble_examples import STEPS_10_1, example_10_1, example_10_4
 
 
 def _export_text(specs: list[dict[str, object]], trace: str = "trace") -> str:
