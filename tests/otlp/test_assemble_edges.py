@@ -614,3 +614,18 @@ def test_the_finish_reason_of_a_call_comes_from_the_span_when_the_message_has_no
         {"input_tokens": 7},
         "length",
     )
+
+
+def test_a_trace_that_is_one_model_call_gets_no_closing_step_from_its_raw_response() -> None:
+    call = oi_llm(
+        "C",
+        None,
+        [("user", "Weather?")],
+        [tool_call("call_1", "get_weather", '{"city": "Paris"}')],
+        **{"output.value": '{"id": "chatcmpl-1", "choices": []}'},
+    )
+    run = run_of([call])
+    assert [(step.role, step.tool_name) for step in run.steps] == [
+        ("user", None),
+        ("assistant", "get_weather"),
+    ]

@@ -68,7 +68,7 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
             starts = {span.span_id: span.start_ns for span in tree.spans}
             tool_spans = [(span, reader.tool(span)) for span in tree.top_scope_tool_spans()]
             steps = with_tool_results(conversation, tool_spans, starts)
-            steps.extend(_closing_step(steps, output_source))
+            steps.extend(_closing_step(steps, output_source, tree))
 
     if tree.root_rule == "orphan":
         otlp["root"] = "orphan"
@@ -229,10 +229,16 @@ def _io_only(
     return steps
 
 
-def _closing_step(steps: list[DerivedStep], output_source: Sourced | None) -> list[DerivedStep]:
+def _closing_step(
+    steps: list[DerivedStep], output_source: Sourced | None, tree: SpanTree
+) -> list[DerivedStep]:
     """§8.7: the run's output as a last assistant step when the conversation does not end on one (the
-    final answer was produced outside an instrumented model call)."""
+    final answer was produced outside an instrumented model call). Not when the output was read from a
+    model call's own span: its answer is in the conversation already, and its `output.value` is the
+    provider's raw response (a trace that is one client span, such as OpenAI's under LangChain)."""
     if output_source is None or not display_text(output_source.value).strip():
+        return []
+    if tree.kinds.get(output_source.span_id) == "LLM":
         return []
     if steps and _is_assistant_text(steps[-1]):
         return []
