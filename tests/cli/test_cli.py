@@ -234,7 +234,7 @@ def test_import_refuses_unknown_content(database_url: str, tmp_path: Path) -> No
     result = invoke(database_url, "import", str(junk), "--project", "default")
     assert result.exit_code == 1
     assert (
-        "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages"
+        "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages, otel"
         in result.output
     )
 

