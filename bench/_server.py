@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,9 +259,12 @@ class Server:
 
 
 @contextmanager
-def serve(store: Store, log: Path, workers: int = 1) -> Iterator[Server]:
+def serve(
+    store: Store, log: Path, workers: int = 1, settings: Mapping[str, str] | None = None
+) -> Iterator[Server]:
     """`redline serve` on the store (headless first start, a free port), healthy before the block runs;
     with `workers` > 1, `redline serve --workers N` (the figures then cover its whole process tree).
+    `settings` are more REDLINE_* variables for it (`otlp.py` puts off settling with one).
 
     A failure in the block comes back with the end of the server's log, where its traceback is; the
     server is stopped either way, and `peak_mib` then holds its lifetime peak.
@@ -270,7 +273,10 @@ def serve(store: Store, log: Path, workers: int = 1) -> Iterator[Server]:
     command = [REDLINE, "serve", *(["--workers", str(workers)] if workers > 1 else [])]
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            command, env=redline_env(store, REDLINE_PORT=str(port)), stdout=sink, stderr=sink
+            command,
+            env=redline_env(store, REDLINE_PORT=str(port), **(settings or {})),
+            stdout=sink,
+            stderr=sink,
         )
     server = Server(process, f"http://127.0.0.1:{port}", log, PeakRss(process.pid))
     server.lifetime.start()

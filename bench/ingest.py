@@ -85,7 +85,7 @@ AGENT_VERSIONS = ["2026.11.1", "2026.11.2", "2026.11.3"]
 STARTED = datetime(2026, 11, 1, tzinfo=UTC)
 
 
-def _tool_call(rng: random.Random) -> tuple[str, dict[str, Any]]:
+def tool_call(rng: random.Random) -> tuple[str, dict[str, Any]]:
     """A tool the agent calls and its arguments: order look-ups, tracking, refunds, the knowledge base."""
     order = f"NW-{rng.randrange(100000, 999999)}"
     tool = rng.choice(["lookup_order", "get_tracking", "issue_refund", "search_kb", "create_return_label"])
@@ -99,7 +99,7 @@ def _tool_call(rng: random.Random) -> tuple[str, dict[str, Any]]:
     return tool, {"orderId": order}
 
 
-def _fill(rng: random.Random, opening: str, pool: list[str], size: int = STEP_CONTENT_BYTES) -> str:
+def fill_text(rng: random.Random, opening: str, pool: list[str], size: int = STEP_CONTENT_BYTES) -> str:
     """About `size` bytes of text: steps of a real support chat are paragraphs, not one-liners."""
     parts = [opening] if opening else []
     length = len(opening)
@@ -112,7 +112,7 @@ def _fill(rng: random.Random, opening: str, pool: list[str], size: int = STEP_CO
     return " ".join(parts)[:size]
 
 
-def _tool_result(rng: random.Random, tool: str, arguments: dict[str, Any]) -> str:
+def tool_result(rng: random.Random, tool: str, arguments: dict[str, Any]) -> str:
     """A tool's JSON answer padded with the kind of notes real back-office APIs return."""
     result = {
         "tool": tool,
@@ -122,40 +122,45 @@ def _tool_result(rng: random.Random, tool: str, arguments: dict[str, Any]) -> st
         "updatedAt": (STARTED + timedelta(minutes=rng.randrange(60_000))).isoformat(),
     }
     head = orjson.dumps(result).decode()
-    notes = _fill(rng, "", AGENT_SENTENCES, STEP_CONTENT_BYTES - len(head) - 12)
+    notes = fill_text(rng, "", AGENT_SENTENCES, STEP_CONTENT_BYTES - len(head) - 12)
     return orjson.dumps({**result, "notes": notes}).decode()
 
 
 def _steps(rng: random.Random, count: int) -> list[dict[str, Any]]:
     """System, customer, then agent turns with a tool call (and its result) every few steps."""
-    steps: list[dict[str, Any]] = [{"role": "system", "content": _fill(rng, SYSTEM_PROMPT, AGENT_SENTENCES)}]
+    steps: list[dict[str, Any]] = [
+        {"role": "system", "content": fill_text(rng, SYSTEM_PROMPT, AGENT_SENTENCES)}
+    ]
     if count > 1:
         steps.append(
-            {"role": "user", "content": _fill(rng, rng.choice(CUSTOMER_OPENINGS), CUSTOMER_FOLLOW_UPS)}
+            {"role": "user", "content": fill_text(rng, rng.choice(CUSTOMER_OPENINGS), CUSTOMER_FOLLOW_UPS)}
         )
     while len(steps) < count:
         if len(steps) + 2 <= count and rng.random() < 0.4:
-            tool, arguments = _tool_call(rng)
+            tool, arguments = tool_call(rng)
             call_id = f"call_{rng.getrandbits(64):016x}"
             steps.append(
                 {
                     "role": "assistant",
-                    "content": _fill(rng, "Let me check that for you.", AGENT_SENTENCES),
+                    "content": fill_text(rng, "Let me check that for you.", AGENT_SENTENCES),
                     "toolName": tool,
                     "toolInput": arguments,
                     "toolCallId": call_id,
                 }
             )
             steps.append(
-                {"role": "tool", "content": _tool_result(rng, tool, arguments), "toolCallId": call_id}
+                {"role": "tool", "content": tool_result(rng, tool, arguments), "toolCallId": call_id}
             )
         elif steps[-1]["role"] == "assistant":
             steps.append(
-                {"role": "user", "content": _fill(rng, rng.choice(CUSTOMER_FOLLOW_UPS), CUSTOMER_FOLLOW_UPS)}
+                {
+                    "role": "user",
+                    "content": fill_text(rng, rng.choice(CUSTOMER_FOLLOW_UPS), CUSTOMER_FOLLOW_UPS),
+                }
             )
         else:
             steps.append(
-                {"role": "assistant", "content": _fill(rng, rng.choice(AGENT_SENTENCES), AGENT_SENTENCES)}
+                {"role": "assistant", "content": fill_text(rng, rng.choice(AGENT_SENTENCES), AGENT_SENTENCES)}
             )
     return steps[:count]
 
