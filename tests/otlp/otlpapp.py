@@ -79,7 +79,10 @@ class OtlpApp:
 
 
 def otlp_settings(database_url: str, **fields: Any) -> Settings:
-    return Settings(database_url=database_url, otlp_settle_seconds=0, otlp_orphan_settle_seconds=0, **fields)
+    """Settings whose runs settle as soon as the worker looks, unless `fields` say otherwise."""
+    return Settings(
+        **{"database_url": database_url, "otlp_settle_seconds": 0, "otlp_orphan_settle_seconds": 0, **fields}
+    )
 
 
 @pytest.fixture

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from redline.app import create_app
 from redline.db import Database
+from redline.jobs.models import Job
 from redline.traces.models import Span, Step, Trace
 from tests.conftest import bootstrap_admin
 from tests.otlp.builders import hex_id, raw_spans, trace_hex
@@ -359,3 +360,64 @@ def test_large_traces_are_derived_by_the_worker_and_a_backlog_answers_503(
     run = app.run(listed["id"])
     assert (run["status"], steps_of(run)) == ("completed", STEPS_10_1)
     assert app.send(raw_spans(example_10_1(), trace="other")).status_code == 200
+
+
+def test_credentials_in_other_shapes_are_refused_with_what_to_send(otlp_app: OtlpApp) -> None:
+    spans = raw_spans(example_10_1())
+    for authorization, message in (
+        ("Basic ###", "The Basic credentials are not base64 of user:token."),
+        (
+            "Token abc",
+            "Send the token as Authorization: Bearer <token> (or Basic, with the token as password).",
+        ),
+    ):
+        answer = otlp_app.send(spans, encoding="json", headers={"Authorization": authorization})
+        assert (answer.status_code, answer.json()["message"]) == (401, message)
+    logs = otlp_app.client.post("/v1/metrics", content=b"{}", headers={"content-type": "application/json"})
+    assert logs.status_code == 401
+
+
+def test_nul_characters_are_kept_as_replacement_characters(otlp_app: OtlpApp) -> None:
+    [span] = raw_spans(
+        [
+            {
+                "span": "root",
+                "parent": None,
+                "name": "agent\x00run",
+                "attributes": {
+                    "openinference.span.kind": "AGENT",
+                    "input.value": "Hi\x00",
+                    "tags": ["a\x00"],
+                },
+                "events": [{"name": "note", "attributes": {"text": "x\x00"}}],
+                "resource": {"service.name": "nul\x00agent"},
+            }
+        ]
+    )
+    assert otlp_app.send([span]).status_code == 200
+    with otlp_app.db.read() as session:
+        stored = session.scalars(select(Span)).one()
+        assert stored.name == "agent\ufffdrun"
+        assert stored.attributes == {
+            "openinference.span.kind": "AGENT",
+            "input.value": "Hi\ufffd",
+            "tags": ["a\ufffd"],
+        }
+        assert stored.events is not None
+        assert stored.events[0]["attributes"] == {"text": "x\ufffd"}
+
+
+def test_a_settle_job_put_off_by_later_spans_waits_again(db: Database, database_url: str) -> None:
+    app = _app_with(db, database_url, otlp_settle_seconds=3600)
+    app.send(raw_spans(example_10_1()))
+    with db.write() as session:
+        # Due now, as a settle job is once its wait has passed, while the run's last span is recent.
+        session.execute(update(Job).values(run_after=Job.created_at))
+    app.settle()
+    [listed] = app.runs()
+    assert listed["status"] == "running"
+    with db.read() as session:
+        waiting = session.scalars(
+            select(Job.run_after).where(Job.kind == "otlp_settle", Job.state == "queued")
+        ).all()
+    assert len(waiting) == 1

@@ -52,10 +52,11 @@ NUL_REPLACEMENT = "\ufffd"
 
 
 def without_nul(span: RawSpan) -> RawSpan:
-    """The span with every NUL character in its text (name, status, attributes, events) replaced; the
-    same span when it has none, which a single serialization tells."""
+    """The span with every NUL character in its text (name, status, attributes, events, resource,
+    scope, trace state) replaced; the same span when it has none, which one serialization tells."""
+    texts = [span.name, span.status_message, span.scope_name, span.scope_version, span.trace_state]
     probe = orjson.dumps(
-        [span.name, span.status_message, span.attributes, [event.attributes for event in span.events]]
+        [texts, span.attributes, span.resource, [(e.name, e.attributes) for e in span.events]]
     )
     if b"\\u0000" not in probe:
         return span
@@ -63,7 +64,11 @@ def without_nul(span: RawSpan) -> RawSpan:
         span,
         name=_clean(span.name),
         status_message=_clean(span.status_message),
+        scope_name=_clean(span.scope_name),
+        scope_version=_clean(span.scope_version),
+        trace_state=_clean(span.trace_state),
         attributes=_clean(dict(span.attributes)),
+        resource=_clean(dict(span.resource)),
         events=tuple(
             SpanEvent(_clean(event.name), event.time_ns, _clean(dict(event.attributes)))
             for event in span.events
