@@ -4,7 +4,7 @@ uvicorn runs the export's store work in a worker thread that cProfile does not f
 in this thread and in order, what `surfaces/otlp/router.py:_keep` calls for one protobuf body:
 
     parse (protobuf) -> read_spans (decode, hash) -> authenticate -> backlog check -> receive
-    (keep_spans, derive per touched run, write_spans, write_run per run, schedule settle jobs)
+    (keep_spans, derive per touched run, write_spans, write_runs for all of them, schedule settle jobs)
     -> COMMIT -> the answer
 
 First without the profiler, each piece timed, with the driver's share of it (engine events) and the
@@ -45,7 +45,7 @@ INSIDE_RECEIVE: tuple[tuple[str, ModuleType, str], ...] = (
     ("keep_spans", store, "keep_spans"),
     ("derive", otlp, "derive"),
     ("write_spans", store, "write_spans"),
-    ("write_run", runs, "write_run"),
+    ("write_runs", runs, "write_runs"),
     ("schedule jobs", jobs, "schedule"),
 )
 # Bodies stored before the measured ones: enough that those meet runs begun earlier.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -145,7 +146,7 @@ def received_hashes(request: Any, received: ReceivedSpan) -> bytes:
 
 
 def test_the_same_span_hashes_alike_in_both_encodings_and_differently_when_changed() -> None:
-    changed = [SPANS[0], RawSpan(**{**_fields(SPANS[1]), "end_ns": SPANS[1].end_ns + 1}), SPANS[2]]
+    changed = [SPANS[0], replace(SPANS[1], end_ns=SPANS[1].end_ns + 1), SPANS[2]]
 
     hashes = [received.content_hash for received in via_protobuf(SPANS).spans]
     changed_hashes = [received.content_hash for received in via_protobuf(changed).spans]
@@ -156,12 +157,8 @@ def test_the_same_span_hashes_alike_in_both_encodings_and_differently_when_chang
     assert changed_hashes[2] == hashes[2]
 
 
-def _fields(span: RawSpan) -> dict[str, Any]:
-    return {name: getattr(span, name) for name in span.__slots__}
-
-
 def test_the_same_span_under_another_resource_hashes_differently() -> None:
-    moved = [RawSpan(**{**_fields(SPANS[0]), "resource": {"service.name": "elsewhere"}})]
+    moved = [replace(SPANS[0], resource={"service.name": "elsewhere"})]
 
     assert via_protobuf(moved).spans[0].content_hash != via_protobuf(SPANS).spans[0].content_hash
 
@@ -185,15 +182,13 @@ def test_links_trace_state_flags_and_dropped_counts_are_kept() -> None:
         "dropped_attributes_count": 2,
         "flags": 1,
     }
-    span = RawSpan(
-        **{
-            **_fields(SPANS[0]),
-            "links": (link,),
-            "trace_state": "vendor=1",
-            "flags": 0x301,
-            "dropped_events": 4,
-            "dropped_links": 5,
-        }
+    span = replace(
+        SPANS[0],
+        links=(link,),
+        trace_state="vendor=1",
+        flags=0x301,
+        dropped_events=4,
+        dropped_links=5,
     )
 
     for read in (via_protobuf, via_json):
@@ -202,7 +197,7 @@ def test_links_trace_state_flags_and_dropped_counts_are_kept() -> None:
 
 def test_a_128_attribute_span_keeps_its_dropped_count_and_warns() -> None:
     attributes = {f"llm.input_messages.{i}.message.content": f"m{i}" for i in range(128)}
-    span = RawSpan(**{**_fields(SPANS[0]), "attributes": attributes, "dropped_attributes": 40})
+    span = replace(SPANS[0], attributes=attributes, dropped_attributes=40)
 
     for read in (via_protobuf, via_json):
         batch = read([span, SPANS[2]])
@@ -247,7 +242,7 @@ VALUES = st.recursive(
 @settings(max_examples=150, deadline=None)
 @given(attributes=st.dictionaries(st.text(max_size=20), VALUES, max_size=6))
 def test_any_value_trees_survive_both_encodings(attributes: dict[str, Any]) -> None:
-    span = RawSpan(**{**_fields(SPANS[0]), "attributes": attributes})
+    span = replace(SPANS[0], attributes=attributes)
 
     for read in (via_protobuf, via_json):
         assert _comparable(decoded(read([span]))[0].attributes) == _comparable(attributes)

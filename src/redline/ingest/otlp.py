@@ -28,10 +28,8 @@ from redline.jobs import service as jobs
 from redline.sentences import counted
 from redline.traces.models import Trace
 from redline.traces.otlp import runs, store
-from redline.traces.otlp.assemble import derive
-from redline.traces.otlp.classify import span_kind
+from redline.traces.otlp.assemble import derive, facts_of
 from redline.traces.otlp.decode import DecodedBatch, Rejected, read_spans
-from redline.traces.otlp.facts import span_facts
 from redline.traces.otlp.model import DerivedRun, RawSpan, SpanFacts
 from redline.traces.otlp.values import as_text
 
@@ -116,18 +114,30 @@ def receive(
 
 @dataclass(frozen=True)
 class StoredRun:
-    """A stored OTLP run derived again from its spans, and what writing it needs."""
+    """A stored OTLP run derived again from its spans."""
 
     trace: Trace
     derived: DerivedRun
 
-    def write(self, session: Session, now: datetime, *, settled_at: datetime | None) -> dict[str, Any]:
-        """Write the derivation over the run; answers its row, as the queue rules read rows."""
-        late = ((self.trace.meta or {}).get("otlp") or {}).get("late_spans", 0)
-        state = runs.RunState(
-            self.trace.id, self.trace.project_id, settled_at, late if isinstance(late, int) else 0
+
+def write(
+    session: Session, stored: Sequence[StoredRun], now: datetime, *, settle: bool
+) -> list[dict[str, Any]]:
+    """Write each derivation over its run, settled now when `settle`, else as settled as it was;
+    answers their rows, as the queue rules read rows."""
+    states = []
+    for run in stored:
+        late = ((run.trace.meta or {}).get("otlp") or {}).get("late_spans", 0)
+        settled_at = now if settle else run.trace.settled_at
+        states.append(
+            (
+                runs.RunState(
+                    run.trace.id, run.trace.project_id, settled_at, late if isinstance(late, int) else 0
+                ),
+                run.derived,
+            )
         )
-        return runs.write_run(session, state, self.derived, annotated_steps, now)
+    return runs.write_runs(session, states, annotated_steps, now)
 
 
 def receive_documents(
@@ -166,7 +176,7 @@ def settle_now(session: Session, run_ids: Iterable[uuid.UUID], now: datetime | N
 
 def settle(session: Session, stored: Sequence[StoredRun], now: datetime) -> None:
     """Write each (not yet settled) run as settled now, and tell the consumers of all of them at once."""
-    rows = [run.write(session, now, settled_at=now) for run in stored if run.trace.settled_at is None]
+    rows = write(session, [run for run in stored if run.trace.settled_at is None], now, settle=True)
     if rows:
         settled(session, rows)
 
@@ -195,7 +205,7 @@ def _derive_touched(
         spans = list(trace.spans.values())
         if len(spans) > limits.inline_derive_max_spans:
             changed = [trace.spans[row["span_id"]] for row in (*trace.new_rows, *trace.replaced_rows)]
-            facts[trace.run_id] = {span.span_id: span_facts(span, span_kind(span)) for span in changed}
+            facts[trace.run_id] = {span.span_id: facts_of(span) for span in changed}
             deferred.append(trace)
             has_root = _has_root(spans)
         else:
@@ -210,10 +220,19 @@ def _derive_touched(
                 now + timedelta(seconds=wait),
             )
     store.write_spans(session, touched, facts)
-    for trace, derived in derived_runs:
-        late = trace.late_spans + (trace.changed if trace.settled_at is not None else 0)
-        state = runs.RunState(trace.run_id, trace.project_id, trace.settled_at, late)
-        runs.write_run(session, state, derived, annotated_steps, now)
+    states = [
+        (
+            runs.RunState(
+                trace.run_id,
+                trace.project_id,
+                trace.settled_at,
+                trace.late_spans + (trace.changed if trace.settled_at is not None else 0),
+            ),
+            derived,
+        )
+        for trace, derived in derived_runs
+    ]
+    runs.write_runs(session, states, annotated_steps, now)
     if deferred:
         jobs.schedule(
             session, DERIVE_JOB, {subject(t.run_id): ({"run_id": str(t.run_id)}, now) for t in deferred}

@@ -43,7 +43,7 @@ def _derive(db: Database, claimed: Claimed, reporter: Reporter) -> dict[str, Any
         run = otlp.stored_run(session, run_id, settled=False)
         if run is None:
             return {"derived": False}
-        run.write(session, utcnow(), settled_at=run.trace.settled_at)
+        otlp.write(session, [run], utcnow(), settle=False)
     return {"derived": True, "steps": len(run.derived.steps)}
 
 

@@ -596,6 +596,8 @@ def _erase_spans(session: Session, trace: Trace) -> None:
             trace_state=None,
             resource_id=None,
             scope_id=None,
+            # A digest of what was erased: it could confirm a guess, and it keys the span cache.
+            content_hash=None,
         )
     )
     for model, column, ids in (

@@ -12,8 +12,8 @@ D, the run's input, its tool spans and its output. A trace with nothing AI-relat
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from redline.traces.otlp import messages, tools
 from redline.traces.otlp import steps as stepmaking
@@ -38,6 +38,7 @@ from redline.traces.otlp.tree import SpanTree, build_tree, order_key
 from redline.traces.otlp.values import display_text, json_value
 
 _STATELESS_KEYS = ("previous_response_id", "conversation")
+T = TypeVar("T")
 
 
 def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
@@ -45,9 +46,9 @@ def derive(spans: Sequence[RawSpan], *, settled: bool) -> DerivedRun:
     at least one span; `settled` says the run has stopped waiting for spans (§8.9)."""
     if not spans:
         raise ValueError("a trace has at least one span")
-    kinds = {span.span_id: span_kind(span) for span in spans}
+    kinds = {span.span_id: remembered(span, "kind", span_kind) for span in spans}
     tree = build_tree(spans, kinds)
-    facts = {span.span_id: span_facts(span, kinds[span.span_id]) for span in tree.spans}
+    facts = {span.span_id: facts_of(span) for span in tree.spans}
     reader = _Reader()
     root = tree.root
     top_agents = tree.top_agents()
@@ -113,36 +114,46 @@ def _run_metadata(fields: RunFields, otlp: dict[str, Any]) -> dict[str, Any]:
     return metadata
 
 
+def remembered(span: RawSpan, reader: str, read: Callable[[RawSpan], T]) -> T:
+    """What `read` answers for the span, read once per span object (`RawSpan.memo`)."""
+    memo = span.memo
+    if reader in memo:
+        return cast(T, memo[reader])
+    value = memo[reader] = read(span)
+    return value
+
+
+def facts_of(span: RawSpan) -> SpanFacts:
+    """The span's kind, model, tokens, cost and error, as the span store keeps them beside it."""
+    return remembered(span, "facts", lambda read: span_facts(read, remembered(read, "kind", span_kind)))
+
+
 class _Reader:
-    """Each span's messages and tool facts, read once and remembered, with the parts dropped on the way."""
+    """Each span's messages and tool facts, as remembered on the span, with the parts dropped on the way
+    counted once per span and reader."""
 
     def __init__(self) -> None:
         self.unparsed_parts = 0
-        self._inputs: dict[str, Extracted] = {}
-        self._outputs: dict[str, Extracted] = {}
-        self._tools: dict[str, ToolSpan] = {}
+        self._counted: set[tuple[str, str]] = set()
 
     def inputs(self, span: RawSpan) -> tuple[Message, ...]:
-        return self._read(self._inputs, span, messages.input_messages)
+        return self._read(span, "inputs", messages.input_messages)
 
     def outputs(self, span: RawSpan) -> tuple[Message, ...]:
-        return self._read(self._outputs, span, messages.output_messages)
+        return self._read(span, "outputs", messages.output_messages)
 
     def whole_run(self, span: RawSpan) -> tuple[Message, ...]:
-        extracted = messages.whole_run_messages(span)
-        self.unparsed_parts += extracted.unparsed_parts
-        return extracted.messages
+        return self._read(span, "whole_run", messages.whole_run_messages)
 
     def tool(self, span: RawSpan) -> ToolSpan:
-        tool = self._tools.get(span.span_id)
-        if tool is None:
-            tool = self._tools[span.span_id] = tools.tool_span(span)
-        return tool
+        return remembered(span, "tool", tools.tool_span)
 
-    def _read(self, memo: dict[str, Extracted], span: RawSpan, extract: Any) -> tuple[Message, ...]:
-        extracted = memo.get(span.span_id)
-        if extracted is None:
-            extracted = memo[span.span_id] = extract(span)
+    def _read(
+        self, span: RawSpan, reader: str, extract: Callable[[RawSpan], Extracted]
+    ) -> tuple[Message, ...]:
+        extracted = remembered(span, reader, extract)
+        if (span.span_id, reader) not in self._counted:
+            self._counted.add((span.span_id, reader))
             self.unparsed_parts += extracted.unparsed_parts
         return extracted.messages
 

@@ -73,6 +73,10 @@ class RawSpan:
     links: tuple[Mapping[str, Any], ...] = ()
     trace_state: str = ""
     flags: int = 0
+    # What derivation has read from this span (its kind, facts, messages, tool), by reader: a span's
+    # content never changes, and the span store hands the same object to each re-derivation of its
+    # run, so each is read once. Not compared, not copied by `dataclasses.replace`.
+    memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert
+from redline.db import bulk_insert, in_chunks
 from redline.traces.models import Agent, Step, Trace
 from redline.traces.otlp.model import DerivedRun, DerivedStep
 from redline.traces.otlp.stepids import step_ids
@@ -45,31 +45,56 @@ class RunState:
     late_spans: int = 0
 
 
-def write_run(
-    session: Session, state: RunState, derived: DerivedRun, annotated: Annotated, now: datetime
-) -> dict[str, Any]:
-    """Write the derived run over the stored one; answers its row as the queue rules read rows."""
-    row = _run_row(session, state, derived, now)
-    kept = _write_steps(session, state.run_id, derived.steps, annotated)
-    row["step_count"] = kept
-    values: dict[str, Any] = {key: bindparam(f"v_{key}") for key in row}
+def write_runs(
+    session: Session, derived_runs: Sequence[tuple[RunState, DerivedRun]], annotated: Annotated, now: datetime
+) -> list[dict[str, Any]]:
+    """Write each derived run over the stored one; answers their rows as the queue rules read rows.
+
+    One export touches dozens of runs, so the statements are per batch, not per run: the agents, the
+    steps before, which of them are annotated, the delete, the insert and the runs' update each go once.
+    """
+    if not derived_runs:
+        return []
+    agents = _agents(session, derived_runs)
+    counts = _write_steps(
+        session, [(state.run_id, derived.steps) for state, derived in derived_runs], annotated
+    )
+    rows = []
+    for state, derived in derived_runs:
+        row = _run_row(state, derived, agents, now)
+        row["step_count"] = counts[state.run_id]
+        rows.append({"b_id": state.run_id, **row})
+    values: dict[str, Any] = {key: bindparam(f"v_{key}") for key in rows[0] if key != "b_id"}
     session.execute(
         update(cast(Table, Trace.__table__)).where(Trace.id == bindparam("b_id")).values(values),
-        {"b_id": state.run_id, **{f"v_{key}": value for key, value in row.items()}},
+        [{"b_id": row["b_id"], **{f"v_{key}": row[key] for key in values}} for row in rows],
     )
-    return {"b_id": state.run_id, "project_id": state.project_id, **row}
+    return [
+        {**row, "project_id": state.project_id} for row, (state, _) in zip(rows, derived_runs, strict=True)
+    ]
 
 
-def _run_row(session: Session, state: RunState, derived: DerivedRun, now: datetime) -> dict[str, Any]:
+# An agent's id and the version a run of it gets when the run names none (pinned, or None).
+_AgentFacts = dict[tuple[uuid.UUID, str], tuple[uuid.UUID, str | None]]
+
+
+def _agents(session: Session, derived_runs: Sequence[tuple[RunState, DerivedRun]]) -> _AgentFacts:
+    """The agents the runs name, registered when new, each with the version it pins."""
+    wanted = {
+        (state.project_id, derived.agent[:MAX_NAME]) for state, derived in derived_runs if derived.agent
+    }
+    ids = register_producers(session, Agent, wanted)
+    pinned = pinned_versions(session, set(ids.values())) if ids else {}
+    return {key: (agent_id, pinned.get(agent_id)) for key, agent_id in ids.items()}
+
+
+def _run_row(state: RunState, derived: DerivedRun, agents: _AgentFacts, now: datetime) -> dict[str, Any]:
     agent_id = None
     version, version_source = derived.agent_version, "named" if derived.agent_version else None
     if derived.agent:
-        name = derived.agent[:MAX_NAME]
-        agent_id = register_producers(session, Agent, {(state.project_id, name)})[(state.project_id, name)]
-        if version is None:
-            pinned = pinned_versions(session, {agent_id})
-            if agent_id in pinned:
-                version, version_source = pinned[agent_id], "pinned"
+        agent_id, pinned = agents[(state.project_id, derived.agent[:MAX_NAME])]
+        if version is None and pinned is not None:
+            version, version_source = pinned, "pinned"
     metadata = dict(derived.metadata)
     if state.late_spans:
         metadata["otlp"] = {**metadata.get("otlp", {}), "late_spans": state.late_spans}
@@ -93,43 +118,57 @@ def _run_row(session: Session, state: RunState, derived: DerivedRun, now: dateti
 
 
 def _write_steps(
-    session: Session, run_id: uuid.UUID, steps: Sequence[DerivedStep], annotated: Annotated
-) -> int:
-    """Replace the run's steps by the derived ones, keeping annotated rows; answers the step count."""
-    ids = step_ids(run_id, steps)
-    before = list(session.scalars(select(Step.id).where(Step.trace_id == run_id)))
-    keep = annotated(session, before) if before else set()
-    if keep:
-        session.execute(delete(Step).where(Step.trace_id == run_id, Step.id.not_in(keep)))
+    session: Session, runs: Sequence[tuple[uuid.UUID, Sequence[DerivedStep]]], annotated: Annotated
+) -> dict[uuid.UUID, int]:
+    """Replace each run's steps by the derived ones, keeping annotated rows; answers the step counts."""
+    run_ids = [run_id for run_id, _ in runs]
+    before: dict[uuid.UUID, list[uuid.UUID]] = {}
+    for chunk in in_chunks(run_ids):
+        for step_id, run_id in session.execute(
+            select(Step.id, Step.trace_id).where(Step.trace_id.in_(chunk))
+        ):
+            before.setdefault(run_id, []).append(step_id)
+    keep = annotated(session, [step_id for ids in before.values() for step_id in ids]) if before else set()
+    plain = sorted(run_id for run_id, ids in before.items() if keep.isdisjoint(ids))
+    for chunk in in_chunks(plain):
+        session.execute(delete(Step).where(Step.trace_id.in_(chunk)))
+    kept_by_run = {run_id: keep.intersection(ids) for run_id, ids in before.items()}
+    kept_by_run = {run_id: kept for run_id, kept in kept_by_run.items() if kept}
+    for run_id, kept in kept_by_run.items():
+        session.execute(delete(Step).where(Step.trace_id == run_id, Step.id.not_in(kept)))
+    if kept_by_run:
         # Out of the way of the new numbering first: (trace, index) is unique at every statement.
         session.execute(
             update(_STEPS).where(_STEPS.c.id == bindparam("b_id")).values(index=bindparam("v_index")),
-            [{"b_id": step_id, "v_index": -1 - n} for n, step_id in enumerate(sorted(keep))],
+            [
+                {"b_id": step_id, "v_index": -1 - n}
+                for kept in kept_by_run.values()
+                for n, step_id in enumerate(sorted(kept))
+            ],
         )
-    elif before:
-        session.execute(delete(Step).where(Step.trace_id == run_id))
-    derived_ids = set(ids)
-    bulk_insert(
-        session,
-        _STEPS,
-        [
-            {"id": step_id, "trace_id": run_id, "index": index, **_step_columns(step)}
-            for index, (step_id, step) in enumerate(zip(ids, steps, strict=True))
-            if step_id not in keep
-        ],
-    )
-    survivors = [
-        {"b_id": step_id, "v_index": index, **{f"v_{k}": v for k, v in _step_columns(step).items()}}
-        for index, (step_id, step) in enumerate(zip(ids, steps, strict=True))
-        if step_id in keep
-    ]
+    new_rows: list[dict[str, Any]] = []
+    survivors: list[dict[str, Any]] = []
+    counts: dict[uuid.UUID, int] = {}
+    for run_id, steps in runs:
+        ids = step_ids(run_id, steps)
+        kept = kept_by_run.get(run_id, set())
+        for index, (step_id, step) in enumerate(zip(ids, steps, strict=True)):
+            columns = _step_columns(step)
+            if step_id in kept:
+                survivors.append(
+                    {"b_id": step_id, "v_index": index, **{f"v_{k}": v for k, v in columns.items()}}
+                )
+            else:
+                new_rows.append({"id": step_id, "trace_id": run_id, "index": index, **columns})
+        gone = sorted(kept - set(ids))
+        if gone:
+            _supersede(session, gone, first_index=len(steps))
+        counts[run_id] = len(steps) + len(gone)
+    bulk_insert(session, _STEPS, new_rows)
     if survivors:
-        columns: dict[str, Any] = {key[2:]: bindparam(key) for key in survivors[0] if key != "b_id"}
-        session.execute(update(_STEPS).where(_STEPS.c.id == bindparam("b_id")).values(columns), survivors)
-    gone = sorted(keep - derived_ids)
-    if gone:
-        _supersede(session, gone, first_index=len(steps))
-    return len(steps) + len(gone)
+        values: dict[str, Any] = {key[2:]: bindparam(key) for key in survivors[0] if key != "b_id"}
+        session.execute(update(_STEPS).where(_STEPS.c.id == bindparam("b_id")).values(values), survivors)
+    return counts
 
 
 def _supersede(session: Session, step_ids_gone: list[uuid.UUID], first_index: int) -> None:

@@ -9,7 +9,9 @@ replaced spans with what derivation read from them.
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -196,6 +198,7 @@ def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arriv
             current[span.span_id] = _Copy(
                 None if before is None else before.row_id, received.content_hash, span
             )
+            _cache.put(row.get("b_id", row["id"]), received.content_hash, span)
         trace.new_rows = [row for row in pending.values() if "b_id" not in row]
         trace.replaced_rows = [row for row in pending.values() if "b_id" in row]
         trace.spans = {span_id: copy.span for span_id, copy in current.items()}
@@ -247,6 +250,39 @@ class _Copy:
     @property
     def end_ns(self) -> int:
         return self.span.end_ns
+
+
+class _SpanCache:
+    """The spans this process stored or read lately, by (row id, content hash), so re-deriving a run
+    reuses the span objects (and what derivation read from them, `RawSpan.memo`) instead of decoding
+    its stored rows again. A row's id and hash pin its content: a copy another process stored in its
+    place has another hash, and an entry whose transaction rolled back names a row that never appears.
+    Bounded, least recently used out first; shared by the request threads, so locked."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._spans: OrderedDict[tuple[uuid.UUID, str], RawSpan] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, row_id: uuid.UUID, content_hash: str) -> RawSpan | None:
+        with self._lock:
+            span = self._spans.get((row_id, content_hash))
+            if span is not None:
+                self._spans.move_to_end((row_id, content_hash))
+            return span
+
+    def put(self, row_id: uuid.UUID, content_hash: str, span: RawSpan) -> None:
+        with self._lock:
+            self._spans[(row_id, content_hash)] = span
+            self._spans.move_to_end((row_id, content_hash))
+            while len(self._spans) > self._size:
+                self._spans.popitem(last=False)
+
+
+# Spans in flight: an export of 512 spans touches about 100 runs; a run's spans a few batches apart
+# still find theirs here. About 10 KB a span with what derivation read from it.
+SPAN_CACHE_SPANS = 4096
+_cache = _SpanCache(SPAN_CACHE_SPANS)
 
 
 def _refuse_foreign(
@@ -406,13 +442,25 @@ _STORED_COLUMNS = (
 
 
 def _stored_of(session: Session, trace_hexes: Mapping[uuid.UUID, str]) -> dict[uuid.UUID, dict[str, _Copy]]:
-    """The stored spans of the runs (run id → trace id hex), by run and span id."""
-    rows: list[Any] = []
+    """The stored spans of the runs (run id → trace id hex), by run and span id: those in the span
+    cache from it, the rest decoded from their rows."""
+    found: dict[uuid.UUID, dict[str, _Copy]] = {}
+    missing: list[uuid.UUID] = []
     for chunk in in_chunks(list(trace_hexes)):
-        rows.extend(session.execute(select(*_STORED_COLUMNS).where(Span.trace_id.in_(chunk))).all())
+        query = select(Span.id, Span.trace_id, Span.span_id, Span.content_hash).where(
+            Span.trace_id.in_(chunk)
+        )
+        for row_id, run_id, span_id, content_hash in session.execute(query):
+            span = _cache.get(row_id, content_hash or "")
+            if span is None:
+                missing.append(row_id)
+            else:
+                found.setdefault(run_id, {})[span_id] = _Copy(row_id, content_hash or "", span)
+    rows: list[Any] = []
+    for chunk in in_chunks(missing):
+        rows.extend(session.execute(select(*_STORED_COLUMNS).where(Span.id.in_(chunk))).all())
     resources = _contents(session, OtlpResource, {row.resource_id for row in rows})
     scopes = _scopes(session, {row.scope_id for row in rows})
-    found: dict[uuid.UUID, dict[str, _Copy]] = {}
     for row in rows:
         scope_name, scope_version = scopes.get(row.scope_id, ("", ""))
         span = RawSpan(
@@ -440,6 +488,8 @@ def _stored_of(session: Session, trace_hexes: Mapping[uuid.UUID, str]) -> dict[u
             trace_state=row.trace_state or "",
             flags=row.flags or 0,
         )
+        if row.content_hash:
+            _cache.put(row.id, row.content_hash, span)
         found.setdefault(row.trace_id, {})[row.span_id] = _Copy(row.id, row.content_hash or "", span)
     return found
 
