@@ -77,22 +77,58 @@ VERCEL = "vercel"  # ai.prompt.messages, ai.response.* (§6.6)
 PYDANTIC_AI = "pydantic_ai"  # pydantic_ai.all_messages (§6.7)
 PROVIDER = "provider"  # provider-shaped input.value / output.value and the like (§6.8)
 
-_INPUT_FAMILIES = (openinference.INPUT + ".", openllmetry.PROMPT + ".")
-_OUTPUT_FAMILIES = (openinference.OUTPUT + ".", openllmetry.COMPLETION + ".")
-_PROVIDER_INPUTS = (
-    "input.value",
-    "langfuse.observation.input",
-    "mlflow.spanInputs",
-    "gcp.vertex.agent.llm_request",
-)
-_PROVIDER_OUTPUTS = (
-    "output.value",
-    "langfuse.observation.output",
-    "mlflow.spanOutputs",
-    "gcp.vertex.agent.llm_response",
-)
 _FINISH_REASONS = "gen_ai.response.finish_reasons"  # one per choice
 _FINISH_REASON = "llm.finish_reason"  # OpenInference: the (first) choice's
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    """What tells reading a span's input from reading its output: the names each convention gives
+    that side, and its reader for it. The sources below are written once, for either side."""
+
+    openinference_family: str  # the flattened family: `llm.input_messages` / `llm.output_messages`
+    openllmetry_family: str  # `gen_ai.prompt` / `gen_ai.completion`: the family, or LangSmith's one text
+    genai_key: str  # `gen_ai.input.messages` / `gen_ai.output.messages`
+    read_genai: Callable[[Reading, Mapping[str, Any]], None]
+    read_events: Callable[[Reading, RawSpan], None]
+    vercel_keys: frozenset[str]  # any of these present means the side is Vercel's
+    read_vercel: Callable[[Reading, Mapping[str, Any]], None]
+    provider_keys: tuple[str, ...]  # attributes that may hold a provider-shaped request or response
+    read_provider: Callable[[Reading, Any], None]
+
+
+_INPUT = _Side(
+    openinference_family=openinference.INPUT,
+    openllmetry_family=openllmetry.PROMPT,
+    genai_key=genai.INPUT,
+    read_genai=genai.read_input,
+    read_events=genai.read_legacy_input,
+    vercel_keys=frozenset({vercel.PROMPT_MESSAGES}),
+    read_vercel=vercel.read_input,
+    provider_keys=(
+        "input.value",
+        "langfuse.observation.input",
+        "mlflow.spanInputs",
+        "gcp.vertex.agent.llm_request",
+    ),
+    read_provider=provider.read_request,
+)
+_OUTPUT = _Side(
+    openinference_family=openinference.OUTPUT,
+    openllmetry_family=openllmetry.COMPLETION,
+    genai_key=genai.OUTPUT,
+    read_genai=genai.read_output,
+    read_events=genai.read_legacy_output,
+    vercel_keys=vercel.OUTPUT_KEYS,
+    read_vercel=vercel.read_output,
+    provider_keys=(
+        "output.value",
+        "langfuse.observation.output",
+        "mlflow.spanOutputs",
+        "gcp.vertex.agent.llm_response",
+    ),
+    read_provider=provider.read_response,
+)
 
 
 @dataclass(slots=True)
@@ -101,18 +137,20 @@ class _Span:
     single pass, and its details event looked up once."""
 
     span: RawSpan
+    side: _Side
     openinference_keys: dict[str, Any]  # `llm.input_messages.*` or `llm.output_messages.*`
     openllmetry_keys: dict[str, Any]  # `gen_ai.prompt.*` or `gen_ai.completion.*`
     details: Mapping[str, Any] | None
 
     @classmethod
-    def of(cls, span: RawSpan, prefixes: tuple[str, str]) -> _Span:
+    def of(cls, span: RawSpan, side: _Side) -> _Span:
+        prefixes = (side.openinference_family + ".", side.openllmetry_family + ".")
         first: dict[str, Any] = {}
         second: dict[str, Any] = {}
         for key, value in span.attributes.items():
             if key.startswith(prefixes):
                 (first if key.startswith(prefixes[0]) else second)[key] = value
-        return cls(span, first, second, genai.details(span) if span.events else None)
+        return cls(span, side, first, second, genai.details(span) if span.events else None)
 
     def reading(self, convention: str) -> Reading:
         return Reading(self.span.span_id, convention)
@@ -121,11 +159,11 @@ class _Span:
 _Source = Callable[[_Span], Reading | None]
 
 
-def _first_yield(view: _Span, sources: tuple[_Source, ...]) -> tuple[Reading | None, int]:
+def _first_yield(view: _Span) -> tuple[Reading | None, int]:
     """The reading of the first source present that yields a message (or None), and how many
     malformed items the sources tried before it had: they count as unparsed too."""
     tried = 0
-    for source in sources:
+    for source in _SOURCES:
         reading = source(view)
         if reading is None:
             continue
@@ -135,158 +173,88 @@ def _first_yield(view: _Span, sources: tuple[_Source, ...]) -> tuple[Reading | N
     return None, tried
 
 
-def _openinference_input(view: _Span) -> Reading | None:
+def _openinference(view: _Span) -> Reading | None:
     if not view.openinference_keys:
         return None
     reading = view.reading(OPENINFERENCE)
-    openinference.read(reading, view.openinference_keys, openinference.INPUT, view.span.attributes)
+    openinference.read(reading, view.openinference_keys, view.side.openinference_family, view.span.attributes)
     return reading
 
 
-def _openinference_output(view: _Span) -> Reading | None:
-    if not view.openinference_keys:
-        return None
-    reading = view.reading(OPENINFERENCE)
-    openinference.read(reading, view.openinference_keys, openinference.OUTPUT, view.span.attributes)
-    return reading
-
-
-def _genai_input(view: _Span) -> Reading | None:
+def _genai(view: _Span) -> Reading | None:
     attributes = view.span.attributes
-    if genai.INPUT not in attributes:
+    if view.side.genai_key not in attributes:
         attributes = view.details or {}
-        if genai.INPUT not in attributes:
+        if view.side.genai_key not in attributes:
             return None
     reading = view.reading(GENAI)
-    genai.read_input(reading, attributes)
+    view.side.read_genai(reading, attributes)
     return reading
 
 
-def _genai_output(view: _Span) -> Reading | None:
-    attributes = view.span.attributes
-    if genai.OUTPUT not in attributes:
-        attributes = view.details or {}
-        if genai.OUTPUT not in attributes:
-            return None
-    reading = view.reading(GENAI)
-    genai.read_output(reading, attributes)
-    return reading
-
-
-def _events_input(view: _Span) -> Reading | None:
+def _events(view: _Span) -> Reading | None:
     if not _has_legacy_events(view.span):
         return None
     reading = view.reading(GENAI_EVENTS)
-    genai.read_legacy_input(reading, view.span)
+    view.side.read_events(reading, view.span)
     return reading
 
 
-def _events_output(view: _Span) -> Reading | None:
-    if not _has_legacy_events(view.span):
-        return None
-    reading = view.reading(GENAI_EVENTS)
-    genai.read_legacy_output(reading, view.span)
-    return reading
-
-
-def _openllmetry_input(view: _Span) -> Reading | None:
+def _openllmetry(view: _Span) -> Reading | None:
     if not view.openllmetry_keys:
         return None
     reading = view.reading(OPENLLMETRY)
-    openllmetry.read(reading, view.openllmetry_keys, openllmetry.PROMPT)
+    openllmetry.read(reading, view.openllmetry_keys, view.side.openllmetry_family)
     return reading
 
 
-def _openllmetry_output(view: _Span) -> Reading | None:
-    if not view.openllmetry_keys:
-        return None
-    reading = view.reading(OPENLLMETRY)
-    openllmetry.read(reading, view.openllmetry_keys, openllmetry.COMPLETION)
-    return reading
-
-
-def _langsmith_input(view: _Span) -> Reading | None:
-    value = view.span.attributes.get(openllmetry.PROMPT)
+def _langsmith(view: _Span) -> Reading | None:
+    value = view.span.attributes.get(view.side.openllmetry_family)
     if value is None:
         return None
     reading = view.reading(LANGSMITH)
-    provider.read_request(reading, value)
+    view.side.read_provider(reading, value)
     return reading
 
 
-def _langsmith_output(view: _Span) -> Reading | None:
-    value = view.span.attributes.get(openllmetry.COMPLETION)
-    if value is None:
-        return None
-    reading = view.reading(LANGSMITH)
-    provider.read_response(reading, value)
-    return reading
-
-
-def _vercel_input(view: _Span) -> Reading | None:
-    if vercel.PROMPT_MESSAGES not in view.span.attributes:
+def _vercel(view: _Span) -> Reading | None:
+    attributes = view.span.attributes
+    if not any(key in attributes for key in view.side.vercel_keys):
         return None
     reading = view.reading(VERCEL)
-    vercel.read_input(reading, view.span.attributes)
+    view.side.read_vercel(reading, attributes)
     return reading
 
 
-def _vercel_output(view: _Span) -> Reading | None:
-    if vercel.OUTPUT_KEYS.isdisjoint(view.span.attributes):
-        return None
-    reading = view.reading(VERCEL)
-    vercel.read_output(reading, view.span.attributes)
-    return reading
-
-
-def _provider_input(view: _Span) -> Reading | None:
-    """The first of the request attributes present that reads as a chat request."""
-    for name in _PROVIDER_INPUTS:
+def _provider(view: _Span) -> Reading | None:
+    """The first of the side's provider attributes present that reads as a chat request (response)."""
+    for name in view.side.provider_keys:
         value = view.span.attributes.get(name)
         if value is not None:
             reading = view.reading(PROVIDER)
-            provider.read_request(reading, value)
+            view.side.read_provider(reading, value)
             if any(reading.choices):
                 return reading
     return None
 
 
-def _provider_output(view: _Span) -> Reading | None:
-    for name in _PROVIDER_OUTPUTS:
-        value = view.span.attributes.get(name)
-        if value is not None:
-            reading = view.reading(PROVIDER)
-            provider.read_response(reading, value)
-            if any(reading.choices):
-                return reading
-    return None
-
-
-_INPUT_SOURCES: tuple[_Source, ...] = (
-    _openinference_input,
-    _genai_input,
-    _events_input,
-    _openllmetry_input,
-    _langsmith_input,
-    _vercel_input,
-    _provider_input,
-)
-_OUTPUT_SOURCES: tuple[_Source, ...] = (
-    _openinference_output,
-    _genai_output,
-    _events_output,
-    _openllmetry_output,
-    _langsmith_output,
-    _vercel_output,
-    _provider_output,
+# The order of §6, the same on both sides.
+_SOURCES: tuple[_Source, ...] = (
+    _openinference,
+    _genai,
+    _events,
+    _openllmetry,
+    _langsmith,
+    _vercel,
+    _provider,
 )
 
 
 def input_messages(span: RawSpan) -> Extracted:
     """The messages the span's model call was sent (§6): the first convention that yields any, with
     `gen_ai.system_instructions` first unless the input starts with a system message."""
-    view = _Span.of(span, _INPUT_FAMILIES)
-    reading, unparsed = _first_yield(view, _INPUT_SOURCES)
+    view = _Span.of(span, _INPUT)
+    reading, unparsed = _first_yield(view)
     messages = reading.messages() if reading is not None else []
     convention = reading.convention if reading is not None else None
     if reading is not None:
@@ -307,7 +275,7 @@ def input_messages(span: RawSpan) -> Extracted:
 def output_messages(span: RawSpan) -> Extracted:
     """What the span's model call answered (§6): choice 0 of the first convention that yields any, the
     other choices in `metadata["alternatives"]` of its first assistant message."""
-    reading, unparsed = _first_yield(_Span.of(span, _OUTPUT_FAMILIES), _OUTPUT_SOURCES)
+    reading, unparsed = _first_yield(_Span.of(span, _OUTPUT))
     if reading is None:
         return Extracted((), None, unparsed)
     choices = [choice for choice in reading.choices if choice]
