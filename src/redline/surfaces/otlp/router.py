@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -89,18 +89,10 @@ async def export_traces(
         str | None, Header(description="The project (id or name) every span of this export goes to")
     ] = None,
 ) -> Response:
-    answer = wire.answer_format(request.headers.get("content-type"))
-    try:
-        call = await _checked(request)
-        body = await _read(request, call.encoding)
+    async def keep(call: _Call, body: bytes) -> Response:
         return await run_in_threadpool(_keep, request, call, body, x_redline_project)
-    except RedlineError as error:
-        return _refusal(answer, error, request)
-    except Exception as error:
-        if not is_transient(error):
-            raise
-        log.warning("OTLP export answered 503: %s", error)
-        return _refusal(answer, store_unavailable(), request)
+
+    return await _answered(request, keep)
 
 
 @router.post(
@@ -126,16 +118,26 @@ async def export_metrics(request: Request) -> Response:
 
 
 async def _other_signal(request: Request, respond: Callable[[bytes, wire.BodyFormat], bytes]) -> Response:
+    async def answer(call: _Call, body: bytes) -> Response:
+        return Response(respond(body, call.answer), media_type=wire.media_type(call.answer))
+
+    return await _answered(request, answer)
+
+
+async def _answered(request: Request, work: Callable[[_Call, bytes], Awaitable[Response]]) -> Response:
+    """The headers checked and the body read, then `work`'s answer; a refusal as a google.rpc.Status,
+    and a transient store failure as 503 with Retry-After (never 500), whichever signal it is."""
     answer = wire.answer_format(request.headers.get("content-type"))
     try:
         call = await _checked(request)
         body = await _read(request, call.encoding)
-        return Response(respond(body, call.answer), media_type=wire.media_type(call.answer))
+        return await work(call, body)
     except RedlineError as error:
         return _refusal(answer, error, request)
     except Exception as error:
         if not is_transient(error):
             raise
+        log.warning("OTLP export answered 503: %s", error)
         return _refusal(answer, store_unavailable(), request)
 
 
