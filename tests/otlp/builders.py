@@ -100,3 +100,21 @@ def step_view(steps: Sequence[Any]) -> list[dict[str, Any]]:
                 item[name] = getattr(step, name)
         view.append(item)
     return view
+
+
+def tool_round_trip(
+    index: int, tool: str, tool_input: Any, call_id: str, result: str
+) -> list[dict[str, Any]]:
+    """One tool call as `step_view` shows it, steps `index` and `index + 1`: the assistant's call (no
+    text), then the tool's result."""
+    return [
+        {
+            "index": index,
+            "role": "assistant",
+            "content": "",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_call_id": call_id,
+        },
+        {"index": index + 1, "role": "tool", "content": result, "tool_name": tool, "tool_call_id": call_id},
+    ]

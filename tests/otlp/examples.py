@@ -7,10 +7,18 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tests.otlp.builders import tool_round_trip
+
+
+def spec_of(specs: Sequence[Mapping[str, Any]], span: str, **changes: Any) -> dict[str, Any]:
+    """One span of an example, by its short name, as a copy with `changes` made (say `parent=None`,
+    to read it alone)."""
+    return {**next(spec for spec in specs if spec["span"] == span), **changes}
+
 
 def attributes_of(specs: Sequence[Mapping[str, Any]], span: str) -> dict[str, Any]:
     """The attributes of one span of an example, by its short name."""
-    return dict(next(spec["attributes"] for spec in specs if spec["span"] == span))
+    return dict(spec_of(specs, span)["attributes"])
 
 
 L1_CALL = "llm.output_messages.0.message.tool_calls.0.tool_call"
@@ -93,21 +101,7 @@ def example_10_1(*, with_nodes: bool = True) -> list[dict[str, Any]]:
 STEPS_10_1 = [
     {"index": 0, "role": "system", "content": "You are helpful."},
     {"index": 1, "role": "user", "content": "Weather in Paris?"},
-    {
-        "index": 2,
-        "role": "assistant",
-        "content": "",
-        "tool_name": "get_weather",
-        "tool_input": {"city": "Paris"},
-        "tool_call_id": "call_1",
-    },
-    {
-        "index": 3,
-        "role": "tool",
-        "content": "rainy, 14C",
-        "tool_name": "get_weather",
-        "tool_call_id": "call_1",
-    },
+    *tool_round_trip(2, "get_weather", {"city": "Paris"}, "call_1", "rainy, 14C"),
     {"index": 4, "role": "assistant", "content": "It is rainy, 14 °C."},
 ]
 
@@ -176,15 +170,7 @@ def example_10_2() -> list[dict[str, Any]]:
 STEPS_10_2 = [
     {"index": 0, "role": "system", "content": "Be brief."},
     {"index": 1, "role": "user", "content": "2+2?"},
-    {
-        "index": 2,
-        "role": "assistant",
-        "content": "",
-        "tool_name": "calc",
-        "tool_input": {"expr": "2+2"},
-        "tool_call_id": "t1",
-    },
-    {"index": 3, "role": "tool", "content": "4", "tool_name": "calc", "tool_call_id": "t1"},
+    *tool_round_trip(2, "calc", {"expr": "2+2"}, "t1", "4"),
     {"index": 4, "role": "assistant", "content": "4"},
 ]
 
@@ -231,6 +217,13 @@ def example_10_3() -> list[dict[str, Any]]:
             },
         },
     ]
+
+
+STEPS_10_3 = [
+    {"index": 0, "role": "user", "content": "reset my password"},
+    *tool_round_trip(1, "reset_password", {"user": "me"}, "c7", '{"ok":true}'),
+    {"index": 3, "role": "assistant", "content": "Done."},
+]
 
 
 def example_10_4() -> list[dict[str, Any]]:
@@ -295,5 +288,26 @@ def example_10_4() -> list[dict[str, Any]]:
                 "ai.prompt.messages": json.dumps([user, asks, result]),
                 "ai.response.text": "Sunny, 31 °C.",
             },
+        },
+    ]
+
+
+STEPS_10_4 = [
+    {"index": 0, "role": "user", "content": "Weather in Pune?"},
+    *tool_round_trip(1, "weather", {"city": "Pune"}, "v1", '{"sky":"sunny","c":31}'),
+    {"index": 3, "role": "assistant", "content": "Sunny, 31 °C."},
+]
+
+
+def example_10_5() -> list[dict[str, Any]]:
+    """A web request and its query: no convention of §6, so no steps and no AI."""
+    return [
+        {"span": "S", "parent": None, "name": "GET /items", "kind": 2, "attributes": {"http.method": "GET"}},
+        {
+            "span": "Q",
+            "parent": "S",
+            "name": "SELECT items",
+            "kind": 3,
+            "attributes": {"db.system": "sqlite"},
         },
     ]

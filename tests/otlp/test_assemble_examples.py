@@ -8,7 +8,17 @@ from typing import Any
 from redline.traces.otlp.assemble import derive
 from redline.traces.otlp.model import DerivedRun, Usage
 from tests.otlp.builders import hex_id, raw_spans, step_view
-from tests.otlp.examples import STEPS_10_1, STEPS_10_2, example_10_1, example_10_2, example_10_3, example_10_4
+from tests.otlp.examples import (
+    STEPS_10_1,
+    STEPS_10_2,
+    STEPS_10_3,
+    STEPS_10_4,
+    example_10_1,
+    example_10_2,
+    example_10_3,
+    example_10_4,
+    example_10_5,
+)
 
 
 def run_of(specs: list[dict[str, Any]], *, settled: bool = True) -> DerivedRun:
@@ -78,25 +88,7 @@ def test_10_2_with_the_whole_run_on_the_agent_span_source_a_gives_the_same_steps
 
 def test_10_3_openllmetry_legacy_with_a_backfilled_result_and_a_closing_step() -> None:
     run = run_of(example_10_3())
-    assert step_view(run.steps) == [
-        {"index": 0, "role": "user", "content": "reset my password"},
-        {
-            "index": 1,
-            "role": "assistant",
-            "content": "",
-            "tool_name": "reset_password",
-            "tool_input": {"user": "me"},
-            "tool_call_id": "c7",
-        },
-        {
-            "index": 2,
-            "role": "tool",
-            "content": '{"ok":true}',
-            "tool_name": "reset_password",
-            "tool_call_id": "c7",
-        },
-        {"index": 3, "role": "assistant", "content": "Done."},
-    ]
+    assert step_view(run.steps) == STEPS_10_3
     assert run.steps[2].metadata["otlp"] == {"span_id": hex_id("T1"), "convention": "tool_span"}
     assert run.steps[3].metadata == {"otlp": {"span_id": hex_id("W"), "synthetic": "run_output"}}
     assert run.steps[1].metadata["finish_reason"] == "tool_calls"
@@ -108,48 +100,13 @@ def test_10_3_openllmetry_legacy_with_a_backfilled_result_and_a_closing_step() -
 def test_10_4_vercel_ai_sdk() -> None:
     run = run_of(example_10_4())
     assert [run.spans[hex_id(s)].kind for s in ("G", "D1", "K", "D2")] == ["CHAIN", "LLM", "TOOL", "LLM"]
-    assert step_view(run.steps) == [
-        {"index": 0, "role": "user", "content": "Weather in Pune?"},
-        {
-            "index": 1,
-            "role": "assistant",
-            "content": "",
-            "tool_name": "weather",
-            "tool_input": {"city": "Pune"},
-            "tool_call_id": "v1",
-        },
-        {
-            "index": 2,
-            "role": "tool",
-            "content": '{"sky":"sunny","c":31}',
-            "tool_name": "weather",
-            "tool_call_id": "v1",
-        },
-        {"index": 3, "role": "assistant", "content": "Sunny, 31 °C."},
-    ]
+    assert step_view(run.steps) == STEPS_10_4
     assert run.metadata == {"sessionId": "s1", "session_id": "s1", "otlp": {"threads": 1}}
     assert (run.input, run.output) == ({"prompt": "Weather in Pune?"}, "Sunny, 31 °C.")
 
 
 def test_10_5_unknown_convention_has_no_steps_and_is_not_ai() -> None:
-    run = run_of(
-        [
-            {
-                "span": "S",
-                "parent": None,
-                "name": "GET /items",
-                "kind": 2,
-                "attributes": {"http.method": "GET"},
-            },
-            {
-                "span": "Q",
-                "parent": "S",
-                "name": "SELECT items",
-                "kind": 3,
-                "attributes": {"db.system": "sqlite"},
-            },
-        ]
-    )
+    run = run_of(example_10_5())
     assert (run.steps, run.has_ai, run.has_root) == ((), False, True)
     assert [facts.kind for facts in run.spans.values()] == ["UNKNOWN", "UNKNOWN"]
     assert (run.input, run.output, run.title) == (None, None, "GET /items")

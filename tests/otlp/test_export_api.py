@@ -16,7 +16,7 @@ from redline.jobs.models import Job
 from redline.traces.models import Span, Step, Trace
 from tests.conftest import bootstrap_admin
 from tests.otlp.builders import hex_id, raw_spans, trace_hex
-from tests.otlp.examples import STEPS_10_1, example_10_1
+from tests.otlp.examples import STEPS_10_1, example_10_1, example_10_5
 from tests.otlp.otlpapp import BEARER, ENCODINGS, Encoding, OtlpApp, otlp_app, otlp_settings, steps_of
 
 __all__ = ["otlp_app"]
@@ -104,24 +104,7 @@ def test_two_copies_in_one_request_the_second_wins(otlp_app: OtlpApp) -> None:
 
 
 def test_only_http_and_database_spans_are_kept_but_the_run_is_hidden(otlp_app: OtlpApp) -> None:
-    spans = raw_spans(
-        [
-            {
-                "span": "http",
-                "parent": None,
-                "name": "GET /items",
-                "kind": 2,
-                "attributes": {"http.route": "/items"},
-            },
-            {
-                "span": "sql",
-                "parent": "http",
-                "name": "SELECT",
-                "kind": 3,
-                "attributes": {"db.system": "postgresql"},
-            },
-        ]
-    )
+    spans = raw_spans(example_10_5())
     answer = otlp_app.send(spans)
     assert (answer.status_code, answer.content) == (200, b"")
     assert otlp_app.runs() == []

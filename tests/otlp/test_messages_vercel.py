@@ -27,29 +27,9 @@ def steps_of(span: RawSpan) -> list[tuple[Any, ...]]:
     return [(s.role, s.content, s.tool_name, s.tool_input, s.tool_call_id) for s in steps]
 
 
-USER = {"role": "user", "content": [{"type": "text", "text": "Weather in Pune?"}]}
 D1 = attributes_of(example_10_4(), "D1")
-V5_HISTORY = [
-    USER,
-    {
-        "role": "assistant",
-        "content": [
-            {"type": "tool-call", "toolCallId": "v1", "toolName": "weather", "input": {"city": "Pune"}}
-        ],
-    },
-    {
-        "role": "tool",
-        "content": [
-            {
-                "type": "tool-result",
-                "toolCallId": "v1",
-                "toolName": "weather",
-                "output": {"type": "json", "value": {"sky": "sunny", "c": 31}},
-            }
-        ],
-    },
-]
 D2 = attributes_of(example_10_4(), "D2")
+[USER] = json.loads(D1["ai.prompt.messages"])
 
 
 def test_d1_of_the_worked_example() -> None:

@@ -8,6 +8,7 @@ from redline.traces.otlp.model import RawSpan, ToolSpan
 from redline.traces.otlp.steps import tool_call_step, tool_result_step
 from redline.traces.otlp.tools import tool_span, traceloop_input
 from tests.otlp.builders import raw_spans
+from tests.otlp.examples import example_10_2, example_10_3, example_10_4, spec_of
 
 
 def tool_of(name: str, attributes: dict[str, Any], **spec: Any) -> ToolSpan:
@@ -99,40 +100,9 @@ def test_tool_spans_of_the_worked_examples_make_the_tool_steps_the_spec_lists() 
     """§10.2 X1, §10.3 T1 (backfilled by name), §10.4 K."""
     spans = raw_spans(
         [
-            {
-                "span": "X1",
-                "parent": None,
-                "name": "execute_tool calc",
-                "attributes": {
-                    "gen_ai.tool.name": "calc",
-                    "gen_ai.tool.call.id": "t1",
-                    "gen_ai.tool.call.arguments": '{"expr":"2+2"}',
-                    "gen_ai.tool.call.result": "4",
-                },
-            },
-            {
-                "span": "T1",
-                "parent": None,
-                "name": "reset_password.tool",
-                "attributes": {
-                    "traceloop.span.kind": "tool",
-                    "gen_ai.tool.name": "reset_password",
-                    "traceloop.entity.input": '{"args":[],"kwargs":{"user":"me"}}',
-                    "traceloop.entity.output": '{"ok":true}',
-                },
-            },
-            {
-                "span": "K",
-                "parent": None,
-                "name": "ai.toolCall",
-                "attributes": {
-                    "ai.operationId": "ai.toolCall",
-                    "ai.toolCall.name": "weather",
-                    "ai.toolCall.id": "v1",
-                    "ai.toolCall.args": '{"city":"Pune"}',
-                    "ai.toolCall.result": '{"sky":"sunny","c":31}',
-                },
-            },
+            spec_of(example_10_2(), "X1", parent=None),
+            spec_of(example_10_3(), "T1", parent=None),
+            spec_of(example_10_4(), "K", parent=None),
         ]
     )
     results = [tool_result_step(tool_span(span), span.span_id) for span in spans]
