@@ -30,6 +30,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from tests.llmserver import serving
 from tests.otlp import instrumentors
@@ -139,15 +140,20 @@ def record(python: Path, scenario: instrumentors.Scenario, llm_url: str, home: P
 SpanShape = tuple[str, str, int, str, tuple[str, ...]]
 
 
-def span_shapes(requests: Sequence[ExportTraceServiceRequest]) -> list[SpanShape]:
-    """Every span's shape, sorted, so two exports of one scenario compare whatever their order."""
-    spans = [
+def scoped_spans(requests: Sequence[ExportTraceServiceRequest]) -> list[tuple[str, Span]]:
+    """Every span of the exports, in the order sent, with its instrumentation scope's name."""
+    return [
         (scope_spans.scope.name, span)
         for request in requests
         for resource_spans in request.resource_spans
         for scope_spans in resource_spans.scope_spans
         for span in scope_spans.spans
     ]
+
+
+def span_shapes(requests: Sequence[ExportTraceServiceRequest]) -> list[SpanShape]:
+    """Every span's shape, sorted, so two exports of one scenario compare whatever their order."""
+    spans = scoped_spans(requests)
     names = {span.span_id: span.name for _, span in spans}
     shapes = [
         (

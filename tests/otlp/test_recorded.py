@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.otlp import instrumentors
-from tests.otlp.record_instrumentors import RECORDED_DIR, read_recording
+from tests.otlp.record_instrumentors import RECORDED_DIR, read_recording, scoped_spans
 
 # Scope names seen per recording: what classification and the fixtures of §11 have to match.
 SCOPES = {
@@ -44,13 +44,7 @@ def test_every_scenario_has_a_recording_and_nothing_else_is_recorded() -> None:
 def test_a_recording_decodes_to_the_instrumentors_spans(scenario: str) -> None:
     requests = read_recording(RECORDED_DIR / f"{scenario}.pb")
 
-    spans = [
-        (scope_spans.scope.name, span)
-        for request in requests
-        for resource_spans in request.resource_spans
-        for scope_spans in resource_spans.scope_spans
-        for span in scope_spans.spans
-    ]
+    spans = scoped_spans(requests)
     assert len(spans) == SPAN_COUNTS[scenario]
     assert {scope for scope, _ in spans} == SCOPES[scenario]
     assert all(len(span.trace_id) == 16 and len(span.span_id) == 8 for _, span in spans)
