@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from redline.traces.otlp.canonical import as_content_text
-from redline.traces.otlp.model import DerivedStep, Message, ToolCall, ToolSpan
+from redline.traces.otlp.model import DerivedStep, Message, ToolSpan
 
 TOOL_SPAN = "tool_span"  # the convention named by steps made from a TOOL span (§6.9)
 
@@ -55,18 +55,21 @@ def _assistant_steps(
         steps.append(DerivedStep("assistant", message.text, metadata=metadata))
         metadata = {"otlp": otlp}
     for call in message.tool_calls:
-        steps.append(_call_step(call, metadata))
+        steps.append(_call_step(call.name, call.arguments, call.id, metadata))
         metadata = {"otlp": otlp}
     return steps
 
 
-def _call_step(call: ToolCall, metadata: Mapping[str, Any]) -> DerivedStep:
+def _call_step(
+    name: str | None, arguments: Any, call_id: str | None, metadata: Mapping[str, Any]
+) -> DerivedStep:
+    """An assistant step that only calls a tool, as a model call's message or a TOOL span shows it."""
     return DerivedStep(
         "assistant",
         "",
-        tool_name=call.name,
-        tool_input=tool_input(call.arguments),
-        tool_call_id=call.id,
+        tool_name=name,
+        tool_input=tool_input(arguments),
+        tool_call_id=call_id,
         metadata=metadata,
     )
 
@@ -90,13 +93,8 @@ def tool_input(arguments: Any) -> dict[str, Any]:
 
 def tool_call_step(tool: ToolSpan, span_id: str) -> DerivedStep:
     """The assistant tool-call step a TOOL span stands for, when no model call shows it (§8.4 D)."""
-    return DerivedStep(
-        "assistant",
-        "",
-        tool_name=tool.name,
-        tool_input=tool_input(tool.input),
-        tool_call_id=tool.call_id,
-        metadata={"otlp": {"span_id": span_id, "convention": TOOL_SPAN}},
+    return _call_step(
+        tool.name, tool.input, tool.call_id, {"otlp": {"span_id": span_id, "convention": TOOL_SPAN}}
     )
 
 
