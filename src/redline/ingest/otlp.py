@@ -125,18 +125,18 @@ def write(
 ) -> list[dict[str, Any]]:
     """Write each derivation over its run, settled now when `settle`, else as settled as it was;
     answers their rows, as the queue rules read rows."""
-    states = []
-    for run in stored:
-        late = ((run.trace.meta or {}).get("otlp") or {}).get("late_spans", 0)
-        settled_at = now if settle else run.trace.settled_at
-        states.append(
-            (
-                runs.RunState(
-                    run.trace.id, run.trace.project_id, settled_at, late if isinstance(late, int) else 0
-                ),
-                run.derived,
-            )
+    states = [
+        (
+            runs.RunState(
+                run.trace.id,
+                run.trace.project_id,
+                now if settle else run.trace.settled_at,
+                store.late_spans(run.trace.meta),
+            ),
+            run.derived,
         )
+        for run in stored
+    ]
     return runs.write_runs(session, states, annotated_steps, now)
 
 

@@ -132,8 +132,7 @@ def _write_steps(
     plain = sorted(run_id for run_id, ids in before.items() if keep.isdisjoint(ids))
     for chunk in in_chunks(plain):
         session.execute(delete(Step).where(Step.trace_id.in_(chunk)))
-    kept_by_run = {run_id: keep.intersection(ids) for run_id, ids in before.items()}
-    kept_by_run = {run_id: kept for run_id, kept in kept_by_run.items() if kept}
+    kept_by_run = {run_id: kept for run_id, ids in before.items() if (kept := keep.intersection(ids))}
     for run_id, kept in kept_by_run.items():
         session.execute(delete(Step).where(Step.trace_id == run_id, Step.id.not_in(kept)))
     if kept_by_run:

@@ -411,9 +411,14 @@ def _settled(session: Session, run_ids: list[uuid.UUID]) -> dict[uuid.UUID, tupl
             Trace.id.in_(chunk), Trace.settled_at.is_not(None)
         )
         for run_id, settled_at, meta in session.execute(query):
-            late = ((meta or {}).get("otlp") or {}).get("late_spans", 0)
-            found[run_id] = (settled_at, late if isinstance(late, int) else 0)
+            found[run_id] = (settled_at, late_spans(meta))
     return found
+
+
+def late_spans(metadata: Mapping[str, Any] | None) -> int:
+    """The spans a run has had since it settled, as its metadata counts them (otlp-ingest §8.9)."""
+    late = ((metadata or {}).get("otlp") or {}).get("late_spans", 0)
+    return late if isinstance(late, int) else 0
 
 
 _STORED_COLUMNS = (
