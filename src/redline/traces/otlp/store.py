@@ -148,7 +148,10 @@ def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arriv
         session,
         OtlpResource,
         project_id,
-        {a.group.resource_hash: {"attributes": _clean(dict(a.group.resource))} for a in arrivals},
+        {
+            resource_hash: {"attributes": _clean(dict(group.resource))}
+            for resource_hash, group in {a.group.resource_hash: a.group for a in arrivals}.items()
+        },
         now,
     )
     scope_ids = _kept_once_ids(
@@ -156,12 +159,12 @@ def keep_spans(session: Session, project_id: uuid.UUID, arrivals: Sequence[Arriv
         OtlpScope,
         project_id,
         {
-            a.received.scope_hash: {
-                "name": a.received.span.scope_name,
-                "version": a.received.span.scope_version,
-                "attributes": _clean(dict(a.received.scope_attributes)) or None,
+            scope_hash: {
+                "name": received.span.scope_name,
+                "version": received.span.scope_version,
+                "attributes": _clean(dict(received.scope_attributes)) or None,
             }
-            for a in arrivals
+            for scope_hash, received in {a.received.scope_hash: a.received for a in arrivals}.items()
         },
         now,
     )
