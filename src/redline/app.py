@@ -71,7 +71,11 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
             return
         attach(
             Database(
-                make_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+                make_engine(
+                    settings.database_url,
+                    sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+                    sqlite_cache_mib=settings.sqlite_cache_mib,
+                )
             )
         )
         try:

@@ -16,6 +16,11 @@ from sqlalchemy.exc import ArgumentError
 LogLevel = Literal["debug", "info", "warning", "error"]
 
 DEFAULT_DATABASE_URL = "sqlite:///redline.db"
+# SQLite's own page cache is 2 MiB per connection: at a million runs the upper levels of the traces and
+# steps indexes no longer fit, and every insert reads them back from the OS. The cache fills only as
+# pages are read, so a small store costs no more than before. Per connection: a server holds one per
+# request in flight.
+DEFAULT_SQLITE_CACHE_MIB = 64
 MIB = 1024 * 1024
 
 
@@ -73,6 +78,12 @@ class Settings(BaseSettings):
     init_admin_name: str = Field("admin", description="Name of the admin user made on the first start.")
     sqlite_busy_timeout_ms: int = Field(
         5000, ge=0, description="How long a SQLite writer waits for the write lock before failing."
+    )
+    sqlite_cache_mib: int = Field(
+        DEFAULT_SQLITE_CACHE_MIB,
+        ge=1,
+        description="SQLite's page cache per connection, in MiB: the part of the store each connection "
+        "keeps in memory. It fills only as pages are read.",
     )
     lock_wait_seconds: float = Field(
         120.0,

@@ -37,7 +37,9 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.expression import FromClause
 from sqlalchemy.types import TypeDecorator
+from uuid_utils.compat import uuid7
 
+from redline.config import DEFAULT_SQLITE_CACHE_MIB
 from redline.errors import NotFound
 from redline.jsonio import dumps_text, loads
 
@@ -120,8 +122,10 @@ JSONDocument = (
 
 
 def new_id() -> uuid.UUID:
-    """Ids are made by the app, so a batch knows its ids before it writes."""
-    return uuid.uuid4()
+    """Ids are made by the app, so a batch knows its ids before it writes. They are time-ordered
+    (UUIDv7): each new row lands at the right edge of its primary-key and foreign-key indexes, where a
+    random UUIDv4 lands anywhere in a B-tree too big to cache. Ids made earlier (v4) stay valid."""
+    return uuid7()
 
 
 def parse_id(value: str) -> uuid.UUID | None:
@@ -145,7 +149,9 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def make_engine(url: str, *, sqlite_busy_timeout_ms: int = 5000) -> Engine:
+def make_engine(
+    url: str, *, sqlite_busy_timeout_ms: int = 5000, sqlite_cache_mib: int = DEFAULT_SQLITE_CACHE_MIB
+) -> Engine:
     """An engine with Redline's connection rules: SQLite pragmas and BEGIN IMMEDIATE for writes."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
@@ -161,6 +167,8 @@ def make_engine(url: str, *, sqlite_busy_timeout_ms: int = 5000) -> Engine:
         cursor.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
         cursor.execute(f"PRAGMA foreign_keys={SQLITE_FOREIGN_KEYS}")
         cursor.execute(f"PRAGMA busy_timeout={int(sqlite_busy_timeout_ms)}")
+        # A negative cache_size is in KiB.
+        cursor.execute(f"PRAGMA cache_size={-1024 * int(sqlite_cache_mib)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

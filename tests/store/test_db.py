@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import cast
 
 import pytest
-from sqlalchemy import Table, insert, inspect, text
+from sqlalchemy import Table, insert, inspect, select, text
 
 from redline import migrate
 from redline.db import Database, UTCDateTime, bulk_insert, make_engine
@@ -21,12 +21,13 @@ from tests.conftest import bootstrap_admin
 
 
 def test_sqlite_connections_get_the_pragmas(tmp_path: object) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path}/pragmas.db", sqlite_busy_timeout_ms=1234)
+    engine = make_engine(f"sqlite:///{tmp_path}/pragmas.db", sqlite_busy_timeout_ms=1234, sqlite_cache_mib=48)
     with engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 1234
         assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+        assert connection.exec_driver_sql("PRAGMA cache_size").scalar() == -48 * 1024  # KiB
     engine.dispose()
 
 
@@ -78,6 +79,36 @@ def test_times_come_back_in_utc(db: Database) -> None:
         view = traces.get_run(session, identity.operator(session), stored.id)
     assert view.trace.started_at == started
     assert view.trace.started_at.tzinfo == UTC
+
+
+def test_rows_get_time_ordered_ids_and_older_random_ids_still_read(db: Database) -> None:
+    """Ids Redline makes are UUIDv7, so a run stored later sorts later in the store's own order (new rows
+    land at the right edge of each index); a run stored with a UUIDv4 id still reads back by it."""
+    first = bootstrap_admin(db)
+    made = []
+    for _ in range(3):
+        with db.write() as session:
+            made += ingest.record_runs(
+                session, identity.operator(session), [RunIn(project_id=first.project.id, status="completed")]
+            )
+    assert [run.id.version for run in made] == [7, 7, 7]
+    old_id = uuid.uuid4()
+    with db.write() as session:
+        session.add(
+            Trace(
+                id=old_id,
+                project_id=first.project.id,
+                status="completed",
+                started_at=datetime.now(UTC),
+                source_format="native",
+            )
+        )
+    with db.read() as session:
+        stored = session.scalars(
+            select(Trace.id).where(Trace.id.in_([run.id for run in made])).order_by(Trace.id)
+        ).all()
+        assert stored == [run.id for run in made]
+        assert traces.get_run(session, identity.operator(session), old_id).trace.id == old_id
 
 
 def test_naive_times_are_refused() -> None:

@@ -16,7 +16,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
-from redline.db import in_chunks, utcnow
+from redline.db import in_chunks, new_id, utcnow
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, check_role, project_role, visible_projects
@@ -176,7 +176,7 @@ def create(session: Session, actor: Actor, trace_id: uuid.UUID, body: Annotation
         quote = {**body.quote.model_dump(), "start": start, "end": end}
     now = utcnow()
     row: dict[str, Any] = {
-        "id": uuid.uuid4(),
+        "id": new_id(),
         "trace_id": trace_id,
         "step_id": step.id if step else None,
         "span_id": None,

@@ -47,7 +47,11 @@ class CliContext:
         if self._database is None:
             settings = self.settings()
             self._database = Database(
-                make_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+                make_engine(
+                    settings.database_url,
+                    sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+                    sqlite_cache_mib=settings.sqlite_cache_mib,
+                )
             )
         return self._database
 

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from redline.datasets.from_trace import datapoint_from
 from redline.datasets.models import Datapoint, Dataset
 from redline.datasets.schemas import DatapointIn, DatasetChange, DatasetIn
-from redline.db import in_chunks, parse_id, utcnow
+from redline.db import in_chunks, new_id, parse_id, utcnow
 from redline.errors import NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import (
@@ -145,7 +145,7 @@ def create_dataset(session: Session, actor: Actor, body: DatasetIn) -> DatasetVi
     project, path = _project_of_path(session, actor, body.path)
     now = utcnow()
     dataset = Dataset(
-        id=uuid.uuid4(),
+        id=new_id(),
         workspace_id=actor.workspace_id,
         project_id=project.id,
         name=body.display_name,
@@ -248,7 +248,7 @@ def _insert_datapoints(
     now = utcnow()
     made = [
         Datapoint(
-            id=uuid.uuid4(),
+            id=new_id(),
             dataset_id=dataset.id,
             inputs=content.inputs,
             messages=content.messages,

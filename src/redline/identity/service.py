@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from redline.db import parse_id, utcnow
+from redline.db import new_id, parse_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated, not_in_workspace
 from redline.identity.models import InstanceSetting, Membership, Principal, Project, Token, Workspace
 
@@ -86,7 +86,7 @@ def hash_secret(secret: str) -> str:
 def _issue_token(session: Session, principal: Principal, name: str, secret: str | None = None) -> IssuedToken:
     secret = secret or TOKEN_SCHEME + secrets.token_urlsafe(32)
     token = Token(
-        id=uuid.uuid4(),
+        id=new_id(),
         principal_id=principal.id,
         name=name,
         prefix=secret[:TOKEN_PREFIX_LENGTH],
@@ -123,9 +123,9 @@ def bootstrap(
         ).one()
         return Bootstrap(workspace, project, admin, created=False, admin_secret=None)
     workspace = create_workspace(session, workspace_name)
-    project = Project(id=uuid.uuid4(), workspace_id=workspace.id, name=project_name, created_at=utcnow())
+    project = Project(id=new_id(), workspace_id=workspace.id, name=project_name, created_at=utcnow())
     admin = Principal(
-        id=uuid.uuid4(),
+        id=new_id(),
         workspace_id=workspace.id,
         name=admin_name,
         kind="user",
@@ -142,7 +142,7 @@ def bootstrap(
 
 
 def create_workspace(session: Session, name: str) -> Workspace:
-    workspace = Workspace(id=uuid.uuid4(), name=name, created_at=utcnow())
+    workspace = Workspace(id=new_id(), name=name, created_at=utcnow())
     session.add(workspace)
     session.flush()
     return workspace
@@ -302,7 +302,7 @@ def create_user(
     if taken is not None:
         raise Conflict(f'The name "{name}" is taken in this workspace.', code="user-name-taken")
     principal = Principal(
-        id=uuid.uuid4(),
+        id=new_id(),
         workspace_id=actor.workspace_id,
         name=name,
         kind=kind,
@@ -350,7 +350,7 @@ def create_project(session: Session, actor: Actor, name: str) -> Project:
     )
     if taken is not None:
         raise Conflict(f'The project name "{name}" is taken in this workspace.', code="project-name-taken")
-    project = Project(id=uuid.uuid4(), workspace_id=actor.workspace_id, name=name, created_at=utcnow())
+    project = Project(id=new_id(), workspace_id=actor.workspace_id, name=name, created_at=utcnow())
     session.add(project)
     session.flush()
     return project

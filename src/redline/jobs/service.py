@@ -17,7 +17,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, in_chunks, utcnow
+from redline.db import bulk_insert, in_chunks, new_id, utcnow
 from redline.errors import NotFound
 from redline.jobs.models import DONE, FAILED, QUEUED, RUNNING, Job
 
@@ -52,7 +52,7 @@ def enqueue(
     """A new queued job, written with the caller's transaction: it exists exactly when what asked for it
     does. `subject` names what it is about, for `waiting`; `run_after` holds it back until then."""
     job = Job(
-        id=uuid.uuid4(), kind=kind, state=QUEUED, payload=payload, subject=subject, max_attempts=max_attempts
+        id=new_id(), kind=kind, state=QUEUED, payload=payload, subject=subject, max_attempts=max_attempts
     )
     job.created_at = utcnow()
     job.run_after = run_after or job.created_at
@@ -94,7 +94,7 @@ def schedule(session: Session, kind: str, due: Mapping[str, tuple[dict[str, Any]
         table,
         [
             {
-                "id": uuid.uuid4(),
+                "id": new_id(),
                 "kind": kind,
                 "state": QUEUED,
                 "payload": payload,

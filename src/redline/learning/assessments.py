@@ -44,7 +44,7 @@ from sqlalchemy import Table, delete, func, select
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
-from redline.db import Database, bulk_insert, utcnow
+from redline.db import Database, bulk_insert, new_id, utcnow
 from redline.jobs.worker import JobFailed
 from redline.learning import prompts
 from redline.learning.chat import ChatModel, ChatRefused
@@ -495,7 +495,7 @@ def _keep(db: Database, model_id: uuid.UUID, rows: list[dict[str, Any]], positio
     with db.write() as session:
         now = utcnow()
         for row in rows:
-            row.update(id=uuid.uuid4(), reward_model_id=model_id, position=position, created_at=now)
+            row.update(id=new_id(), reward_model_id=model_id, position=position, created_at=now)
             position += 1
         bulk_insert(session, cast(Table, FeedbackAssessment.__table__), rows)
     return position
@@ -526,7 +526,7 @@ def place_pairs(session: Session, model_id: uuid.UUID) -> int:
         side = {"trace_id": str(assessment.trace_id), "step_id": str(assessment.step_id)}
         pairs.append(
             {
-                "id": uuid.uuid4(),
+                "id": new_id(),
                 "reward_model_id": model_id,
                 "position": assessment.pair_position,
                 "granularity": "step",

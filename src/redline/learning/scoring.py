@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks, utcnow
+from redline.db import in_chunks, new_id, utcnow
 from redline.errors import Conflict, Invalid
 from redline.identity.service import Actor
 from redline.learning import rewardmodel
@@ -78,7 +78,7 @@ def score_trace(session: Session, model: RewardModel, trace_id: uuid.UUID) -> Tr
     # Exact credits add up to the score (`StepCredit.exact`): summing them spares scoring the trace again.
     score = sum((credit.credit for credit in credits), 0.0) if exact else scorer.score(steps)
     scored = TraceScore(
-        id=uuid.uuid4(),
+        id=new_id(),
         trace_id=trace_id,
         reward_model_id=model.id,
         score=float(score),

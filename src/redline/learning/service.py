@@ -13,7 +13,7 @@ from typing import Any, TypeVar, cast
 from sqlalchemy import Table, exists, func, select
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, in_chunks, utcnow
+from redline.db import bulk_insert, in_chunks, new_id, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.service import Actor, visible_projects
 from redline.jobs.models import Job
@@ -105,7 +105,7 @@ def create(
         )
     epochs = config.get("epochs", 1)
     model = RewardModel(
-        id=uuid.uuid4(),
+        id=new_id(),
         workspace_id=actor.workspace_id,
         name=name,
         status="queued",
@@ -131,7 +131,7 @@ def create(
         cast(Table, PreferencePair.__table__),
         [
             {
-                "id": uuid.uuid4(),
+                "id": new_id(),
                 "reward_model_id": model.id,
                 "position": position,
                 "granularity": pair.granularity,

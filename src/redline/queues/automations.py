@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from redline.db import utcnow
+from redline.db import new_id, utcnow
 from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor
 from redline.queues import ruleversions
@@ -72,7 +72,7 @@ def create_automation(session: Session, actor: Actor, queue_id: uuid.UUID, body:
     queue = queue_for(session, actor, queue_id, "write")
     assert queue.project_id is not None
     rule = QueueRule(
-        rule_id=uuid.uuid4(),
+        rule_id=new_id(),
         version=1,
         project_id=queue.project_id,
         queue_id=queue.id,

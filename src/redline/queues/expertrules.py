@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, load_only
 
-from redline.db import utcnow
+from redline.db import new_id, utcnow
 from redline.errors import Conflict, Invalid, NotFound
 from redline.groups import service as groups
 from redline.identity.service import Actor, require_project_role
@@ -214,7 +214,7 @@ def create_rule(session: Session, actor: Actor, project_id: uuid.UUID, fields: M
         raise _bad("name", "a queue rule needs a name.")
     checked = _checked(session, actor, project_id, {"when": {}, **fields})
     rule = QueueRule(
-        rule_id=uuid.uuid4(),
+        rule_id=new_id(),
         version=1,
         project_id=project_id,
         queue_id=None,

@@ -17,7 +17,7 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, Table, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks, insert_ignoring_conflicts, utcnow
+from redline.db import in_chunks, insert_ignoring_conflicts, new_id, utcnow
 from redline.queues.models import Queue, QueueItem
 
 # The span key of an item that is a whole trace rather than one of its spans.
@@ -65,7 +65,7 @@ def insert_items(session: Session, queue_id: uuid.UUID, rows: Sequence[dict[str,
     now = utcnow()
     full = [
         {
-            "id": uuid.uuid4(),
+            "id": new_id(),
             "queue_id": queue_id,
             "seq": top + offset + 1,
             "added_at": now,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks, parse_id, utcnow
+from redline.db import in_chunks, new_id, parse_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, visible_projects, wire_project
@@ -164,7 +164,7 @@ def create_queue(session: Session, actor: Actor, body: QueueIn) -> QueueView:
     project = wire_project(session, actor, body.project_id, "write")
     now = utcnow()
     queue = Queue(
-        id=uuid.uuid4(),
+        id=new_id(),
         workspace_id=actor.workspace_id,
         project_id=project.id,
         kind=ANNOTATION,

@@ -27,7 +27,7 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
-from redline.db import utcnow
+from redline.db import new_id, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.service import Actor
 from redline.reviews.models import ReviewKey
@@ -93,7 +93,7 @@ def _on(target: Target) -> Any:
 def _new_row(actor: Actor, target: Target, meta: dict[str, str] | None, **fields: Any) -> Annotation:
     now = utcnow()
     return Annotation(
-        id=uuid.uuid4(),
+        id=new_id(),
         trace_id=target.trace.id,
         span_id=target.span.id if target.span is not None else None,
         label_error=False,

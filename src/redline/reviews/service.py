@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from redline.db import utcnow
+from redline.db import new_id, utcnow
 from redline.errors import Conflict, Invalid, NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import (
@@ -198,7 +198,7 @@ def create(session: Session, actor: Actor, body: ReviewKeyIn) -> ReviewKey:
         raise _conflict(project, body.key)
     now = utcnow()
     review_key = ReviewKey(
-        id=uuid.uuid4(),
+        id=new_id(),
         workspace_id=project.workspace_id,
         project_id=project.id,
         key=body.key,

@@ -18,7 +18,7 @@ from typing import Any, Protocol, cast
 from sqlalchemy import Select, Table, and_, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
+from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, new_id, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
@@ -83,7 +83,7 @@ def register_producers(
     """Ids of agents (or flows) by (project, name), registering the names seen for the first time."""
     if not wanted:
         return {}
-    rows = [{"id": uuid.uuid4(), "project_id": p, "name": n, "created_at": utcnow()} for p, n in wanted]
+    rows = [{"id": new_id(), "project_id": p, "name": n, "created_at": utcnow()} for p, n in wanted]
     dialect = session.get_bind().dialect.name
     session.execute(insert_ignoring_conflicts(cast(Table, model.__table__), dialect), rows)
     found: dict[tuple[uuid.UUID, str], uuid.UUID] = {}
@@ -214,7 +214,7 @@ def _add_steps(
         else:
             if known is not None:
                 writes.dropped_steps.append({"b_id": known.id})
-            row.update(id=uuid.uuid4(), trace_id=trace_id, index=index)
+            row.update(id=new_id(), trace_id=trace_id, index=index)
             writes.new_steps.append(row)
     if any(index >= len(steps) for index in kept):
         writes.trimmed.append({"b_trace_id": trace_id, "b_count": len(steps)})
@@ -258,7 +258,7 @@ def store_runs(
     for run, agent_id in zip(runs, agent_ids, strict=True):
         key = (run.project_id, run.external_id) if run.external_id is not None else None
         replaced_id = existing.get(key) if key else None
-        trace_id = replaced_id or uuid.uuid4()
+        trace_id = replaced_id or new_id()
         flow_id = run.flow_id or (flows[(run.project_id, run.flow)] if run.flow else None)
         version, version_source = run.agent_version, run.version_source
         if version is None and agent_id in pinned:
@@ -293,7 +293,7 @@ def store_runs(
         _add_steps(writes, trace_id, run.steps, old_steps.get(trace_id, {}))
         writes.spans.extend(
             {
-                "id": uuid.uuid4(),
+                "id": new_id(),
                 "trace_id": trace_id,
                 "span_id": span.span_id,
                 "parent_span_id": span.parent_span_id,

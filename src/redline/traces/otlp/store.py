@@ -21,7 +21,7 @@ import orjson
 from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts
+from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, new_id
 from redline.traces.models import OtlpResource, OtlpScope, Span, Trace
 from redline.traces.otlp.decode import ReceivedSpan, Rejected, ResourceGroup
 from redline.traces.otlp.model import RawSpan, SpanEvent, SpanFacts
@@ -337,7 +337,7 @@ def _kept_once_ids(
     # In hash order, for the same reason as runs are made in id order (see _make_runs).
     missing = [
         {
-            "id": uuid.uuid4(),
+            "id": new_id(),
             "project_id": project_id,
             "content_hash": content_hash,
             "created_at": now,
@@ -532,7 +532,7 @@ def _row(
     received = arrival.received
     span = received.span
     return {
-        "id": uuid.uuid4(),
+        "id": new_id(),
         "trace_id": run_id,
         "span_id": span.span_id,
         "parent_span_id": span.parent_span_id,
