@@ -42,7 +42,7 @@ of what it holds; a later run with the same shape seeds only what is missing. Ch
 the store already holds cannot be measured again and are skipped with a note.
 
     python bench/scale.py --store sqlite --runs 20000 --at 5000,20000 --offsets 1000,10000 --plans
-    python bench/scale.py --reuse /var/tmp/redline-scale          # 1,000,000 runs, both stores
+    python bench/scale.py --reuse ~/redline-scale          # 1,000,000 runs, both stores
 """
 
 from __future__ import annotations
@@ -606,7 +606,7 @@ def read_figures(kind: str, at: dict[int, list[Timed]], metadata_note: str) -> l
     the first checkpoint, each p50 against that checkpoint's."""
     sizes = sorted(at)
     figures: list[Figure] = []
-    names = list(dict.fromkeys(t.read.name for size in sizes for t in at[size]))
+    names = list(dict.fromkeys(t.read.name for size in reversed(sizes) for t in at[size]))
     for name in names:
         for size in sizes:
             found = [t for t in at[size] if t.read.name == name]
@@ -839,7 +839,8 @@ def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
                         file=log,
                     )
                     continue
-                print(f"{kind}: seeding to {size:,} runs ...", file=log)
+                if size > kept.manifest.seeded:
+                    print(f"{kind}: seeding to {size:,} runs ...", file=log)
                 figures += seed_runs(kind, server, api, project, kept, size, args.window)
                 annotated = annotate_oldest(server, store, kept, annotate_every(args), size)
                 figures += [annotated] if annotated else []
@@ -899,7 +900,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.at[-1] != args.runs or args.at[0] < PROBE_BELOW:
         parser.error(f"--at must end at --runs and start at {PROBE_BELOW:,} runs or more")
     if args.reuse is not None:
-        args.reuse = args.reuse.resolve()
+        args.reuse = args.reuse.expanduser().resolve()
         if args.reuse.is_relative_to(REPO):
             parser.error("--reuse must be outside the repository")
     if min(args.repeat, args.window, args.otlp_traces) < 1 or args.budget <= 0:
