@@ -131,6 +131,7 @@ TARGET_INGEST_SHARE = 0.8
 INDEXED_KEY = "customer_id"
 INDEXED_KEYS_ROUTE = "/v1/projects/{projectId}/indexed-metadata-keys"
 INDEX_READY_SECONDS = 600.0
+UNINDEXED_HEADER = "Redline-Unindexed-Filters"
 CONSOLE_SORTS = ("-started", "started", "-steps", "steps", "status", "-status")
 MAIN_STATEMENT = re.compile(r"\bFROM traces\b.*\bLIMIT\b", re.IGNORECASE | re.DOTALL)
 SQL_SHOWN = 1_000
@@ -452,6 +453,8 @@ class Timed:
     rows: int | None
     # It used up --budget before --repeat timings.
     stopped: bool
+    # The filters the server says it searched without an index (its Redline-Unindexed-Filters header).
+    unindexed: str | None
 
 
 class Answer(PageAnswer, Protocol):
@@ -486,9 +489,9 @@ def rows_in(answer: Answer) -> int | None:
 def time_read(server: Server, client: httpx.Client, read: Read, repeat: int, budget: float) -> Timed:
     """`repeat` requests one after another after WARM_UP untimed ones; a slow read stops once it has
     used `budget` seconds and has MIN_TIMINGS."""
-    rows = None
     for _ in range(WARM_UP):
-        rows = rows_in(send(client, read))
+        answer = send(client, read)
+    rows, unindexed = rows_in(answer), answer.headers.get(UNINDEXED_HEADER)
     latencies: list[float] = []
     started = time.perf_counter()
     with cpu_spent(server.pid) as cpu:
@@ -500,7 +503,7 @@ def time_read(server: Server, client: httpx.Client, read: Read, repeat: int, bud
                 break
     seconds = time.perf_counter() - started
     stopped = len(latencies) < repeat
-    return Timed(read, latencies, seconds, cpu.server / len(latencies) * 1000, rows, stopped)
+    return Timed(read, latencies, seconds, cpu.server / len(latencies) * 1000, rows, stopped, unindexed)
 
 
 def walk_cursors(api: httpx.Client, depths: Sequence[int]) -> list[str]:
@@ -633,6 +636,8 @@ def read_figures(kind: str, at: dict[int, list[Timed]], metadata_note: str) -> l
                     notes.append(f"x{ratio:.2f} of {sizes[0]:,} (p50)")
                     figure.target += f", <= {TARGET_RATIO}x"
                     figure.met = p99_ok and ratio <= TARGET_RATIO
+            if timed.unindexed:
+                notes.append(f"unindexed by the server's word: {timed.unindexed}")
             if timed.stopped:
                 notes.append("stopped at --budget")
             figure.note = "; ".join(notes)
