@@ -55,7 +55,7 @@ def libpq_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def _drop_database(admin_url: str, database: str) -> None:
+def drop_database(admin_url: str, database: str) -> None:
     # FORCE: a server that did not stop in time must not keep the next path from starting clean.
     with psycopg.connect(libpq_url(admin_url), autocommit=True) as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
@@ -72,13 +72,13 @@ def fresh_store(kind: str, postgres_url: str, database: str = BENCH_DATABASE) ->
         with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
             yield Store(kind, f"sqlite:///{Path(folder) / 'bench.db'}")
         return
-    _drop_database(postgres_url, database)
+    drop_database(postgres_url, database)
     with psycopg.connect(libpq_url(postgres_url), autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
     try:
         yield Store(kind, make_url(postgres_url).set(database=database).render_as_string(hide_password=False))
     finally:
-        _drop_database(postgres_url, database)
+        drop_database(postgres_url, database)
 
 
 def store_kinds(choice: str) -> list[str]:

@@ -1,0 +1,933 @@
+"""Redline at a million runs: ingest as the store grows, then every list, page, filter and search at each
+checkpoint, with its query plan; deleting at size.
+
+For each store (--store sqlite|postgresql|both) one real `redline serve` (`_server.py`) for the whole run:
+
+1. **seed**: runs of 10 steps (a pool of `ingest.py`'s support conversations; 3 agents x 2 versions, 5 %
+   failed, a `customer_id` among 10,000 customers and three other keys in metadata) through
+   POST /v1/runs/batch, 1,000 runs a request, one request at a time; each slice of 10,000 runs is
+   serialised before its clock starts. Run n starts 3 s after run n-1, so the store grows as a live one
+   does: the newest runs arrive last. The ingest rate (runs/s, server CPU ms per run) per --window runs.
+   A fixed slice of OTLP exports (`_otlp_traces.py`'s agent traces, 512 spans a request) is timed on the
+   empty store and again at the end, so OTLP at size can be read against its empty-store rate.
+2. **annotations**: before each checkpoint's reads, every k-th run of the oldest 30 % of the runs stored
+   so far gets one rating or comment (k so that --annotations are made by the last checkpoint), through
+   POST /api/v1/rm/traces/{id}/annotations (the rm surface has no batch path; anything kept on write is
+   then kept as in production), `_load.py`'s light client over two connections. "Rated" is then always
+   70 % deep, at every size.
+3. **reads** at each --at checkpoint: every read --repeat times (after three untimed), one at a time on
+   one keep-alive connection (one for the API with the bench token, one for the console with a session
+   cookie): /v1/runs (first page; agent, status and since filters; cursor pages 10, 50 and 90 % deep,
+   found by walking the cursors once, untimed), /api/v1/rm/traces (first page, --offsets), /v3 search
+   (first page, 50 % deep, `metadata.customer_id` over all time), /ui/traces (each sort, a status filter,
+   rated=yes), a run's detail and its trace page. The rows answered do not change with the size where
+   they can help it: the searched customer has 40 runs among the first 1,000, the detail is run 500.
+   p50/p99, server CPU per request, and the ratio of each p50 to the first checkpoint's. A row misses
+   if p99 >= 100 ms (metadata search: 200 ms) or the ratio > 1.5 (offset pages are exempt from the
+   ratio: their cost per 100,000 of offset is given). A read that is slow stops after --budget seconds
+   once it has 5 timings (the row's count says so).
+4. **plans** (--plans): each read made once more through the app in this process (Starlette's
+   TestClient on the same store, so the very statements the server runs), every SELECT caught by a
+   `before_cursor_execute` listener and explained with its parameters (SQLite `EXPLAIN QUERY PLAN`,
+   PostgreSQL `EXPLAIN`); the list's main statement (the first page-limited read of `traces`) marked.
+5. **delete** (--delete N): the oldest N runs through whatever removal path the tree has, one GET
+   /v1/runs a second meanwhile; the store's size before and after.
+
+If the tree serves `/v1/projects/{projectId}/indexed-metadata-keys`, `customer_id` is declared indexed
+before seeding (and waited on until ready); otherwise a note says the search is unindexed. PostgreSQL
+is ANALYZEd at each checkpoint (as autovacuum would have by then); SQLite gets what Redline does itself.
+
+--reuse DIR keeps the store (DIR/scale.db, or the PostgreSQL database `redline_scale`) and a manifest
+of what it holds; a later run with the same shape seeds only what is missing. Checkpoints below what
+the store already holds cannot be measured again and are skipped with a note.
+
+    python bench/scale.py --store sqlite --runs 20000 --at 5000,20000 --offsets 1000,10000 --plans
+    python bench/scale.py --reuse ~/redline-scale          # 1,000,000 runs, both stores
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlencode
+
+import httpx
+import orjson
+import psycopg
+from psycopg import sql
+from sqlalchemy import Engine, bindparam, create_engine, event, text
+from sqlalchemy.engine import make_url
+from starlette.testclient import TestClient
+
+from _load import raw_request, send_all
+from _otlp_traces import export_bodies, in_end_order, make_traces
+from _report import Figure, exit_status, latency_ms, print_figures, print_table, requests_figure
+from _server import (
+    BENCH_TOKEN,
+    DEFAULT_POSTGRES_URL,
+    MIB,
+    Server,
+    Store,
+    cpu_spent,
+    drop_database,
+    fresh_store,
+    libpq_url,
+    project_id,
+    serve,
+    store_kinds,
+)
+from console import Answer as PageAnswer
+from console import signed_in
+from ingest import STARTED, batch_bodies, make_runs, post_batches
+from otlp import SETTLE_SECONDS, send_bodies
+from redline.app import create_app
+from redline.config import Settings
+from redline.db import Database, make_engine
+
+KEPT_DATABASE = "redline_scale"
+FRESH_DATABASE = "redline_bench_scale"
+REPO = Path(__file__).resolve().parent.parent
+# What a seeded store holds; a kept store whose manifest says otherwise is seeded again from nothing.
+SHAPE_VERSION = 1
+STEPS = 10
+BATCH_RUNS = 1_000
+SLICE_RUNS = 10_000
+POOL_RUNS = 500
+RUN_GAP = timedelta(seconds=3)
+AGENTS = ("support-agent", "billing-agent", "returns-agent")
+VERSIONS = ("2026.11.1", "2026.11.2")
+CUSTOMERS = 10_000
+CHANNELS = ("chat", "email", "voice")
+REGIONS = ("eu-west", "us-east", "us-west", "ap-south")
+# The searched customer: 40 runs among the first 1,000, so every size answers the same rows.
+PROBE_CUSTOMER = "cust-probe"
+PROBE_EVERY = 25
+PROBE_BELOW = 1_000
+DETAIL_RUN = 500
+ANNOTATED_SHARE = 0.3
+ANNOTATION_CONNECTIONS = 2
+OTLP_SENDERS = 2
+PAGE = 50
+WALK_PAGE = 200
+DEPTHS = (0.1, 0.5, 0.9)
+WARM_UP = 3
+MIN_TIMINGS = 5
+TARGET_MS = 100.0
+TARGET_METADATA_MS = 200.0
+TARGET_RATIO = 1.5
+TARGET_INGEST_SHARE = 0.8
+INDEXED_KEY = "customer_id"
+INDEXED_KEYS_ROUTE = "/v1/projects/{projectId}/indexed-metadata-keys"
+INDEX_READY_SECONDS = 600.0
+UNINDEXED_HEADER = "Redline-Unindexed-Filters"
+CONSOLE_SORTS = ("-started", "started", "-steps", "steps", "status", "-status")
+MAIN_STATEMENT = re.compile(r"\bFROM traces\b.*\bLIMIT\b", re.IGNORECASE | re.DOTALL)
+SQL_SHOWN = 1_000
+# A long column list says nothing about the plan: it is shown as "…".
+COLUMN_LIST = re.compile(r"^SELECT .{60,}? FROM ")
+JSON = {"Content-Type": "application/json"}
+
+# ------------------------------------------------------------------------------------------ the runs
+
+
+def conversation_pool() -> list[dict[str, Any]]:
+    """Conversations the runs take their steps, input and output from: `ingest.py`'s, made once."""
+    return make_runs(POOL_RUNS, STEPS)
+
+
+def started_at(number: int) -> datetime:
+    return STARTED + RUN_GAP * number
+
+
+def scale_run(number: int, pool: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Run `number`, the same at every invocation: its own random stream, so any slice can be made alone
+    (a kept store resumes where it stopped)."""
+    rng = random.Random(number)
+    conversation = pool[number % len(pool)]
+    started = started_at(number)
+    probe = number < PROBE_BELOW and number % PROBE_EVERY == 0
+    return {
+        "externalId": f"scale-{number:07d}",
+        "agent": AGENTS[number % len(AGENTS)],
+        "agentVersion": VERSIONS[(number // len(AGENTS)) % len(VERSIONS)],
+        "status": "failed" if rng.random() < 0.05 else "completed",
+        "input": conversation["input"],
+        "output": conversation["output"],
+        "startedAt": started.isoformat(),
+        "endedAt": (started + timedelta(seconds=rng.randrange(5, 600))).isoformat(),
+        "metadata": {
+            INDEXED_KEY: PROBE_CUSTOMER if probe else f"cust-{rng.randrange(CUSTOMERS):05d}",
+            "channel": rng.choice(CHANNELS),
+            "region": rng.choice(REGIONS),
+            "priority": rng.randrange(1, 5),
+        },
+        "steps": conversation["steps"],
+    }
+
+
+# ----------------------------------------------------------------------------------- the kept store
+
+
+@dataclass
+class Manifest:
+    """What a kept store holds: its shape (a store of another shape is seeded again) and how far each
+    part of the seeding got."""
+
+    shape: dict[str, Any]
+    seeded: int = 0
+    annotated_below: int = 0
+    otlp_slices: int = 0
+
+
+def shape_of(args: argparse.Namespace, indexed: bool) -> dict[str, Any]:
+    return {
+        "version": SHAPE_VERSION,
+        "steps": STEPS,
+        "annotate_every": annotate_every(args),
+        "metadata_indexed": indexed,
+        "otlp_traces": args.otlp_traces,
+    }
+
+
+def annotate_every(args: argparse.Namespace) -> int:
+    """Every how many runs of the oldest 30 % one is annotated, so that the last checkpoint has
+    --annotations of them."""
+    return max(1, round(ANNOTATED_SHARE * int(max(args.at)) / max(1, int(args.annotations))))
+
+
+class Kept:
+    """The manifest's file, or none for a store made for this run alone."""
+
+    def __init__(self, path: Path | None, manifest: Manifest):
+        self.path = path
+        self.manifest = manifest
+
+    def save(self) -> None:
+        if self.path is not None:
+            self.path.write_bytes(orjson.dumps(asdict(self.manifest), option=orjson.OPT_INDENT_2))
+
+    def spoil(self) -> None:
+        """The store no longer holds what the manifest says (runs were removed): the next run seeds again."""
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+def _read_manifest(path: Path) -> Manifest | None:
+    if not path.exists():
+        return None
+    return Manifest(**orjson.loads(path.read_bytes()))
+
+
+def _kept_postgres(admin_url: str, wipe: bool) -> Store:
+    """The database `redline_scale`, made if missing (or made again if `wipe`), never dropped after."""
+    if wipe:
+        drop_database(admin_url, KEPT_DATABASE)
+    with psycopg.connect(libpq_url(admin_url), autocommit=True) as admin:
+        found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (KEPT_DATABASE,)).fetchone()
+        if found is None:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(KEPT_DATABASE)))
+    url = make_url(admin_url).set(database=KEPT_DATABASE).render_as_string(hide_password=False)
+    return Store("postgresql", url)
+
+
+@contextmanager
+def scale_store(kind: str, args: argparse.Namespace, shape: dict[str, Any]) -> Iterator[tuple[Store, Kept]]:
+    """A fresh store removed afterwards, or with --reuse the kept one (seeded again if its manifest
+    shows another shape)."""
+    if args.reuse is None:
+        with fresh_store(kind, args.postgres_url, FRESH_DATABASE) as store:
+            yield store, Kept(None, Manifest(shape))
+        return
+    folder: Path = args.reuse
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"manifest-{kind}.json"
+    found = _read_manifest(path)
+    wipe = found is None or found.shape != shape
+    if wipe:
+        print(f"{kind}: no kept store of this shape in {folder}: seeding from nothing", file=sys.stderr)
+    if kind == "sqlite":
+        database = folder / "scale.db"
+        if wipe:
+            for part in (database, folder / "scale.db-wal", folder / "scale.db-shm"):
+                part.unlink(missing_ok=True)
+        store = Store(kind, f"sqlite:///{database}")
+    else:
+        store = _kept_postgres(args.postgres_url, wipe)
+    kept = Kept(path, Manifest(shape) if wipe or found is None else found)
+    kept.save()
+    yield store, kept
+
+
+# ----------------------------------------------------------------------------------------- seeding
+
+
+@dataclass
+class Window:
+    """The ingest of one --window of runs, added up over the slices that fell in it."""
+
+    first: int
+    runs: int = 0
+    seconds: float = 0.0
+    server_cpu: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+
+
+def _ingest_figure(kind: str, window: Window) -> Figure:
+    figure = requests_figure(
+        kind,
+        f"ingest runs {window.first:,}-{window.first + window.runs:,}",
+        window.latencies,
+        window.seconds,
+        note=f"server CPU {window.server_cpu / window.runs * 1000:.2f} ms/run; p50/p99 per batch",
+    )
+    figure.count = window.runs
+    figure.rate = round(window.runs / window.seconds, 1)
+    return figure
+
+
+def seed_runs(
+    kind: str, server: Server, api: httpx.Client, project: str, kept: Kept, upto: int, window_runs: int
+) -> list[Figure]:
+    """Runs up to `upto` through POST /v1/runs/batch, a slice at a time (bodies made before its clock);
+    a figure per window of runs."""
+    figures: list[Figure] = []
+    pool = conversation_pool()
+    manifest = kept.manifest
+    window = Window(manifest.seeded)
+    while manifest.seeded < upto:
+        end = min(upto, manifest.seeded + SLICE_RUNS, (manifest.seeded // window_runs + 1) * window_runs)
+        bodies = batch_bodies([scale_run(n, pool) for n in range(manifest.seeded, end)], project, BATCH_RUNS)
+        with cpu_spent(server.pid) as cpu:
+            seconds, latencies = post_batches(api, bodies)
+        window.runs += end - manifest.seeded
+        window.seconds += seconds
+        window.server_cpu += cpu.server
+        window.latencies += latencies
+        manifest.seeded = end
+        kept.save()
+        if end % window_runs == 0 or end == upto:
+            figure = _ingest_figure(kind, window)
+            figures.append(figure)
+            print(f"  {figure.measure}: {figure.rate:,.0f} runs/s", file=sys.stderr)
+            window = Window(end)
+    return figures
+
+
+def otlp_slice(server: Server, kind: str, kept: Kept, traces: int, when: str) -> Figure:
+    """A fixed number of OTLP traces not sent before (each slice its own part of one generated stream:
+    OTLP ids are derived from the trace's, so a trace sent twice would replace, not add)."""
+    made = make_traces(traces * (kept.manifest.otlp_slices + 1))[-traces:]
+    bodies = export_bodies(in_end_order(made))
+    spans = sum(len(trace) for trace in made)
+    with cpu_spent(server.pid) as cpu:
+        seen, seconds = send_bodies(server, bodies, OTLP_SENDERS)
+    kept.manifest.otlp_slices += 1
+    kept.save()
+    if seen.problems:
+        raise RuntimeError(f"OTLP exports were refused: {seen.problems[:3]}")
+    figure = requests_figure(
+        kind,
+        f"OTLP {len(bodies)} exports, {when}",
+        seen.latencies,
+        seconds,
+        note=f"spans/s; server CPU {cpu.server / spans * 1000:.3f} ms/span",
+    )
+    figure.count, figure.rate = spans, round(spans / seconds, 1)
+    return figure
+
+
+def annotate_oldest(server: Server, store: Store, kept: Kept, every: int, runs: int) -> Figure | None:
+    """One rating or comment on every `every`-th run of the oldest 30 % of `runs`, those not done yet."""
+    manifest = kept.manifest
+    below = int(ANNOTATED_SHARE * runs)
+    numbers = [n for n in range(manifest.annotated_below, below) if n % every == 0]
+    if not numbers:
+        return None
+    ids = ids_of(store, numbers)
+    target = server.load_target()
+    requests = []
+    for n in numbers:
+        said: dict[str, Any] = {"rating": 1 if n % 2 else -1} if n // every % 3 else {"comment": "Too slow."}
+        path = f"/api/v1/rm/traces/{ids[n]}/annotations"
+        requests.append(raw_request(target, "POST", path, orjson.dumps(said)))
+    with cpu_spent(server.pid) as cpu:
+        latencies, seconds = send_all(target, requests, ANNOTATION_CONNECTIONS)
+    manifest.annotated_below = below
+    kept.save()
+    return requests_figure(
+        store.kind,
+        f"rm annotations on runs {numbers[0]:,}-{numbers[-1]:,}",
+        latencies,
+        seconds,
+        note=f"one per {every} runs; server CPU {cpu.server / len(latencies) * 1000:.2f} ms each",
+    )
+
+
+def ids_of(store: Store, numbers: Sequence[int]) -> dict[int, str]:
+    """Run ids by run number, by SQL (the API lists runs but does not look them up by external id)."""
+    query = text("SELECT id, external_id FROM traces WHERE external_id IN :ids").bindparams(
+        bindparam("ids", expanding=True)
+    )
+    found: dict[int, str] = {}
+    engine = create_engine(store.url)
+    try:
+        with engine.connect() as connection:
+            for at in range(0, len(numbers), 500):
+                chunk = {f"scale-{n:07d}": n for n in numbers[at : at + 500]}
+                for ident, external in connection.execute(query, {"ids": list(chunk)}):
+                    found[chunk[external]] = str(uuid.UUID(str(ident)))
+    finally:
+        engine.dispose()
+    return found
+
+
+def judge_against_first(figures: list[Figure], prefix: str, first_measure: str, target: str) -> None:
+    """Every figure whose measure starts with `prefix` held to >= 80 % of the empty store's rate, when
+    the empty store's figure (`first_measure` at its start) was measured in this run."""
+    found = [f for f in figures if f.measure.startswith(prefix)]
+    if not found or not found[0].measure.startswith(first_measure) or found[0].rate is None:
+        return
+    for figure in found[1:]:
+        figure.target = target
+        figure.met = figure.rate is not None and figure.rate >= TARGET_INGEST_SHARE * found[0].rate
+
+
+def declare_indexed(api: httpx.Client, project: str, routes: set[str]) -> str:
+    """Declares `customer_id` indexed where the tree can (and waits until its index is ready); the note
+    the metadata search's rows carry either way."""
+    if INDEXED_KEYS_ROUTE not in routes:
+        print(f"  {INDEXED_KEYS_ROUTE} not served here: the metadata search runs unindexed", file=sys.stderr)
+        return "no indexed metadata keys in this tree"
+    route = INDEXED_KEYS_ROUTE.format(projectId=project)
+    answer = api.post(route, json={"key": INDEXED_KEY})
+    if answer.status_code not in (201, 409):
+        raise RuntimeError(f"declaring {INDEXED_KEY} indexed answered {answer.status_code}: {answer.text}")
+    deadline = time.monotonic() + INDEX_READY_SECONDS
+    while (state := api.get(f"{route}/{INDEXED_KEY}").json().get("state")) != "ready":
+        if time.monotonic() > deadline:
+            return f"{INDEXED_KEY} declared indexed, still {state} after {INDEX_READY_SECONDS:.0f} s"
+        time.sleep(1)
+    return f"{INDEXED_KEY} declared indexed"
+
+
+def served_routes(url: str) -> set[str]:
+    """The paths the app of this tree serves (its OpenAPI document, made in-process)."""
+    return set(create_app(Settings(database_url=url)).openapi()["paths"])
+
+
+# ------------------------------------------------------------------------------------------- the reads
+
+
+@dataclass(frozen=True)
+class Read:
+    """One request timed at a checkpoint; `name` is the same at every checkpoint, the path may not be
+    (a cursor 50 % deep is another cursor at another size)."""
+
+    name: str
+    path: str
+    console: bool = False
+    body: dict[str, Any] | None = None
+    target_ms: float = TARGET_MS
+    # An rm offset page: exempt from the ratio, reported as its cost per 100,000 of offset.
+    offset: int = 0
+
+
+@dataclass
+class Timed:
+    read: Read
+    latencies: list[float]
+    seconds: float
+    server_cpu_ms: float
+    rows: int | None
+    # It used up --budget before --repeat timings.
+    stopped: bool
+    # The filters the server says it searched without an index (its Redline-Unindexed-Filters header).
+    unindexed: str | None
+
+
+class Answer(PageAnswer, Protocol):
+    """`console.py`'s answer of httpx or of Starlette's TestClient (built on another httpx), read whole."""
+
+    @property
+    def text(self) -> str: ...
+
+    def json(self) -> Any: ...
+
+
+def send(client: httpx.Client | TestClient, read: Read) -> Answer:
+    """The read's request on the client (a real connection, or the app in this process); a 200 or it stops."""
+    if read.body is None:
+        answer = client.get(read.path)
+    else:
+        answer = client.post(read.path, content=orjson.dumps(read.body), headers=JSON)
+    if answer.status_code != 200:
+        raise RuntimeError(f"{read.name}: {read.path} answered {answer.status_code}: {answer.text[:300]}")
+    return answer
+
+
+def rows_in(answer: Answer) -> int | None:
+    """How many rows an API answer holds (the console's pages are HTML: not counted)."""
+    if not answer.headers.get("content-type", "").startswith("application/json"):
+        return None
+    body = answer.json()
+    found = body.get("data", body.get("traces"))
+    return len(found) if isinstance(found, list) else None
+
+
+def time_read(server: Server, client: httpx.Client, read: Read, repeat: int, budget: float) -> Timed:
+    """`repeat` requests one after another after WARM_UP untimed ones; a slow read stops once it has
+    used `budget` seconds and has MIN_TIMINGS."""
+    for _ in range(WARM_UP):
+        answer = send(client, read)
+    rows, unindexed = rows_in(answer), answer.headers.get(UNINDEXED_HEADER)
+    latencies: list[float] = []
+    started = time.perf_counter()
+    with cpu_spent(server.pid) as cpu:
+        while len(latencies) < repeat:
+            sent = time.perf_counter()
+            send(client, read)
+            latencies.append(time.perf_counter() - sent)
+            if time.perf_counter() - started > budget and len(latencies) >= MIN_TIMINGS:
+                break
+    seconds = time.perf_counter() - started
+    stopped = len(latencies) < repeat
+    return Timed(read, latencies, seconds, cpu.server / len(latencies) * 1000, rows, stopped, unindexed)
+
+
+def walk_cursors(api: httpx.Client, depths: Sequence[int]) -> list[str]:
+    """The cursor of GET /v1/runs that starts each depth, found by walking every page down to the
+    deepest (untimed)."""
+    found: list[str] = []
+    seen, cursor = 0, None
+    for depth in depths:
+        while seen < depth:
+            query = {"limit": min(WALK_PAGE, depth - seen), **({"cursor": cursor} if cursor else {})}
+            page = send(api, Read("walk", f"/v1/runs?{urlencode(query)}")).json()
+            seen += len(page["data"])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                raise RuntimeError(f"/v1/runs ended after {seen:,} runs, short of {depth:,}")
+        found.append(cursor or "")
+    return found
+
+
+def walk_search(api: httpx.Client, body: dict[str, Any], depth: int) -> str:
+    """The page token of the /v3 search that starts `depth` rows down (untimed)."""
+    seen, token = 0, None
+    while seen < depth:
+        asked = {**body, "limit": min(WALK_PAGE, depth - seen), **({"page_token": token} if token else {})}
+        page = send(api, Read("walk", "/v3/traces/search", body=asked)).json()
+        seen += len(page["data"])
+        token = page.get("next_page_token")
+        if not token:
+            raise RuntimeError(f"the /v3 search ended after {seen:,} traces, short of {depth:,}")
+    return token or ""
+
+
+def reads_at(api: httpx.Client, store: Store, runs: int, offsets: Sequence[int]) -> list[Read]:
+    """Every read at this size; cursors and page tokens found first."""
+    newest = started_at(runs - 1)
+    since = (newest - timedelta(hours=1)).isoformat()
+    deep = walk_cursors(api, [int(runs * depth) for depth in DEPTHS])
+    everything = {
+        "from": (STARTED - timedelta(days=1)).isoformat(),
+        "to": (newest + timedelta(days=1)).isoformat(),
+        "limit": PAGE,
+    }
+    token = walk_search(api, everything, runs // 2)
+    detail = ids_of(store, [DETAIL_RUN])[DETAIL_RUN]
+    by_customer = [{"field": f"metadata.{INDEXED_KEY}", "op": "eq", "values": [PROBE_CUSTOMER]}]
+    reads = [
+        Read("GET /v1/runs", "/v1/runs"),
+        Read("GET /v1/runs?agent", f"/v1/runs?agent={AGENTS[1]}"),
+        Read("GET /v1/runs?status=failed", "/v1/runs?status=failed"),
+        Read("GET /v1/runs?since=1h", f"/v1/runs?{urlencode({'since': since})}"),
+        *(
+            Read(f"GET /v1/runs cursor {depth:.0%} deep", f"/v1/runs?{urlencode({'cursor': cursor})}")
+            for depth, cursor in zip(DEPTHS, deep, strict=True)
+        ),
+        Read("GET rm/traces", f"/api/v1/rm/traces?limit={PAGE}"),
+        *(
+            Read(
+                f"GET rm/traces offset={offset:,}",
+                f"/api/v1/rm/traces?limit={PAGE}&offset={offset}",
+                offset=offset,
+            )
+            for offset in offsets
+            if offset < runs
+        ),
+        Read("POST /v3 search", "/v3/traces/search", body=everything),
+        Read("POST /v3 search 50% deep", "/v3/traces/search", body={**everything, "page_token": token}),
+        Read(
+            f"POST /v3 search metadata.{INDEXED_KEY}",
+            "/v3/traces/search",
+            body={**everything, "filters": by_customer},
+            target_ms=TARGET_METADATA_MS,
+        ),
+        *(
+            Read(f"GET /ui/traces?sort={sort}", f"/ui/traces?sort={sort}", console=True)
+            for sort in CONSOLE_SORTS
+        ),
+        Read("GET /ui/traces?status=failed", "/ui/traces?status=failed", console=True),
+        Read("GET /ui/traces?rated=yes", "/ui/traces?rated=yes", console=True),
+        Read("GET /v1/runs/{id}", f"/v1/runs/{detail}"),
+        Read("GET /ui/traces/{id}", f"/ui/traces/{detail}", console=True),
+    ]
+    return reads
+
+
+def measure_reads(
+    server: Server, api: httpx.Client, browser: httpx.Client, reads: Sequence[Read], args: argparse.Namespace
+) -> list[Timed]:
+    timed = []
+    for read in reads:
+        timed.append(time_read(server, browser if read.console else api, read, args.repeat, args.budget))
+        p50 = p50_ms(timed[-1].latencies)
+        print(f"  {read.name}: p50 {p50:.1f} ms over {len(timed[-1].latencies)}", file=sys.stderr)
+    return timed
+
+
+def p50_ms(latencies: list[float]) -> float:
+    """The median in ms, as the figure's own p50 column has it."""
+    return latency_ms(latencies)[0]
+
+
+def read_figures(kind: str, at: dict[int, list[Timed]], metadata_note: str) -> list[Figure]:
+    """A figure per read and checkpoint, the reads in order and each read's checkpoints together; past
+    the first checkpoint, each p50 against that checkpoint's."""
+    sizes = sorted(at)
+    figures: list[Figure] = []
+    names = list(dict.fromkeys(t.read.name for size in reversed(sizes) for t in at[size]))
+    for name in names:
+        for size in sizes:
+            found = [t for t in at[size] if t.read.name == name]
+            if not found:
+                continue
+            timed = found[0]
+            figure = requests_figure(kind, f"{name} @ {size:,}", timed.latencies, timed.seconds)
+            notes = [f"server CPU {timed.server_cpu_ms:.2f} ms/req"]
+            if timed.rows is not None:
+                notes.append(f"{timed.rows} rows")
+            if timed.read.target_ms == TARGET_METADATA_MS:
+                notes.append(metadata_note)
+            p99_ok = figure.p99_ms is not None and figure.p99_ms < timed.read.target_ms
+            if timed.read.offset:
+                first = next(t for t in at[size] if t.read.name == "GET rm/traces")
+                extra = p50_ms(timed.latencies) - p50_ms(first.latencies)
+                notes.append(f"{extra / timed.read.offset * 100_000:,.1f} ms per 100,000 of offset")
+            else:
+                base = [t for t in at[sizes[0]] if t.read.name == name]
+                figure.target = f"p99 < {timed.read.target_ms:.0f} ms"
+                figure.met = p99_ok
+                if size != sizes[0] and base:
+                    ratio = p50_ms(timed.latencies) / p50_ms(base[0].latencies)
+                    notes.append(f"x{ratio:.2f} of {sizes[0]:,} (p50)")
+                    figure.target += f", <= {TARGET_RATIO}x"
+                    figure.met = p99_ok and ratio <= TARGET_RATIO
+            if timed.unindexed:
+                notes.append(f"unindexed by the server's word: {timed.unindexed}")
+            if timed.stopped:
+                notes.append("stopped at --budget")
+            figure.note = "; ".join(notes)
+            figures.append(figure)
+    return figures
+
+
+# ------------------------------------------------------------------------------------------- the plans
+
+
+@dataclass
+class Caught:
+    statement: str
+    parameters: Any
+    seconds: float = 0.0
+
+
+class Statements:
+    """Every statement an engine runs while `catching`, with its parameters and its time."""
+
+    def __init__(self, engine: Engine):
+        self.caught: list[Caught] = []
+        self._began = 0.0
+        event.listen(engine, "before_cursor_execute", self._before)
+        event.listen(engine, "after_cursor_execute", self._after)
+
+    def _before(self, _c: Any, _cursor: Any, statement: str, parameters: Any, _x: Any, many: bool) -> None:
+        if not many and statement.lstrip().upper().startswith(("SELECT", "WITH")):
+            self.caught.append(Caught(statement, parameters))
+        self._began = time.perf_counter()
+
+    def _after(self, _c: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if self.caught and self.caught[-1].statement == statement:
+            self.caught[-1].seconds = time.perf_counter() - self._began
+
+
+def explain(engine: Engine, caught: Caught) -> list[str]:
+    """The store's plan of one caught statement, run with the parameters it ran with."""
+    prefix = "EXPLAIN QUERY PLAN " if engine.dialect.name == "sqlite" else "EXPLAIN "
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(prefix + caught.statement, caught.parameters).all()
+    if engine.dialect.name == "sqlite":
+        return [f"{row[0]:>4} {row[1]:>4} {row[3]}" for row in rows]
+    return [str(row[0]) for row in rows]
+
+
+def plans_at(store: Store, runs: int, reads: Sequence[Read]) -> list[str]:
+    """Each read once through the app in this process, its SELECTs explained; the main one marked."""
+    db = Database(make_engine(store.url))
+    lines = [f"=== plans, {store.kind}, {runs:,} runs ==="]
+    try:
+        statements = Statements(db.engine)
+        app = create_app(Settings(database_url=store.url), db)
+        with TestClient(app, follow_redirects=False) as api, TestClient(app, follow_redirects=False) as ui:
+            api.headers["Authorization"] = f"Bearer {BENCH_TOKEN}"
+            ui.post("/ui/sign-in", data={"token": BENCH_TOKEN, "next": "/ui/traces"})
+            for read in reads:
+                statements.caught.clear()
+                send(ui if read.console else api, read)
+                caught = list(statements.caught)
+                main = next((c for c in caught if MAIN_STATEMENT.search(c.statement)), None)
+                lines.append(f"--- {read.name}: {len(caught)} SELECTs")
+                for number, one in enumerate(caught, 1):
+                    mark = "  <- main" if one is main else ""
+                    shown = COLUMN_LIST.sub("SELECT … FROM ", " ".join(one.statement.split()), count=1)
+                    lines.append(f"[{number}] {one.seconds * 1000:.1f} ms{mark}: {shown[:SQL_SHOWN]}")
+                    lines.extend(f"      {line}" for line in explain(db.engine, one))
+    finally:
+        db.dispose()
+    return lines
+
+
+# ---------------------------------------------------------------------------------------- deleting
+
+
+def store_size(store: Store) -> str:
+    """What the store takes on disk: SQLite's file (and its WAL) with the pages free inside it,
+    PostgreSQL's pg_database_size."""
+    engine = create_engine(store.url)
+    try:
+        with engine.connect() as connection:
+            if store.kind == "postgresql":
+                size = connection.execute(text("SELECT pg_database_size(current_database())")).scalar_one()
+                return f"{size / MIB:,.0f} MiB"
+            free = connection.exec_driver_sql("PRAGMA freelist_count").scalar_one()
+            page = connection.exec_driver_sql("PRAGMA page_size").scalar_one()
+    finally:
+        engine.dispose()
+    path = Path(make_url(store.url).database or "")
+    wal = path.with_name(path.name + "-wal")
+    on_disk = path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+    return f"{on_disk / MIB:,.0f} MiB, {free * page / MIB:,.0f} MiB of it free pages"
+
+
+def oldest_ids(store: Store, count: int) -> list[str]:
+    engine = create_engine(store.url)
+    try:
+        with engine.connect() as connection:
+            found = connection.execute(
+                text("SELECT id FROM traces ORDER BY started_at, id LIMIT :count"), {"count": count}
+            ).scalars()
+            return [str(uuid.UUID(str(ident))) for ident in found]
+    finally:
+        engine.dispose()
+
+
+class Reader(threading.Thread):
+    """GET /v1/runs once a second on a connection of its own: whether the server answers meanwhile."""
+
+    def __init__(self, server: Server):
+        super().__init__(daemon=True)
+        self.server = server
+        self.latencies: list[float] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        with self.server.client() as client:
+            while not self.done.is_set():
+                sent = time.perf_counter()
+                client.get("/v1/runs").raise_for_status()
+                self.latencies.append(time.perf_counter() - sent)
+                self.done.wait(max(0.0, 1.0 - (time.perf_counter() - sent)))
+
+
+def delete_at_size(server: Server, store: Store, count: int, routes: set[str]) -> list[Figure]:
+    """The oldest `count` runs through the removal path the tree has. There is no retention or
+    bounded-batch deletion here yet, so it is erasure, one run a request (POST /v1/runs/{id}/erase:
+    content blanked in one transaction per run, rows and annotations kept); a route that looks like
+    retention is named in the note, for the bench to drive once it lands."""
+    bounded = sorted(route for route in routes if re.search(r"retention|purge|prune", route))
+    path_note = (
+        f"not driven yet: {', '.join(bounded)}" if bounded else "no retention or bounded-batch deletion path"
+    )
+    ids = oldest_ids(store, count)
+    before = store_size(store)
+    target = server.load_target()
+    requests = [raw_request(target, "POST", f"/v1/runs/{ident}/erase", None) for ident in ids]
+    reader = Reader(server)
+    reader.start()
+    with cpu_spent(server.pid) as cpu:
+        latencies, seconds = send_all(target, requests, 1)
+    reader.done.set()
+    reader.join()
+    after = store_size(store)
+    erased = requests_figure(
+        store.kind,
+        f"erase the oldest {len(ids):,} runs, one a request",
+        latencies,
+        seconds,
+        note=f"{path_note}; server CPU {cpu.server / len(ids) * 1000:.2f} ms/run; "
+        f"store {before} before, {after} after",
+    )
+    meanwhile = requests_figure(
+        store.kind,
+        "GET /v1/runs once a second meanwhile",
+        reader.latencies,
+        seconds,
+        note=f"slowest {max(reader.latencies) * 1000:.0f} ms" if reader.latencies else "",
+    )
+    return [erased, meanwhile]
+
+
+# ----------------------------------------------------------------------------------------- a store
+
+
+def analyze(store: Store) -> None:
+    """PostgreSQL's statistics as autovacuum would have them by now; SQLite is left as Redline leaves it."""
+    if store.kind != "postgresql":
+        return
+    with psycopg.connect(libpq_url(store.url), autocommit=True) as connection:
+        connection.execute("ANALYZE")
+
+
+@dataclass
+class Outcome:
+    figures: list[Figure]
+    plans: list[str]
+
+
+def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
+    log = sys.stderr
+    routes = served_routes("sqlite://")
+    shape = shape_of(args, INDEXED_KEYS_ROUTE in routes)
+    figures: list[Figure] = []
+    plans: list[str] = []
+    timed: dict[int, list[Timed]] = {}
+    settings = {"REDLINE_OTLP_SETTLE_SECONDS": SETTLE_SECONDS}
+    with (
+        scale_store(kind, args, shape) as (store, kept),
+        serve(store, work / f"serve-{kind}.log", settings=settings) as server,
+        server.client() as api,
+    ):
+        project = project_id(api)
+        metadata_note = declare_indexed(api, project, routes)
+        if kept.manifest.seeded == 0:
+            print(f"{kind}: OTLP on the empty store ...", file=log)
+            figures.append(otlp_slice(server, kind, kept, args.otlp_traces, "empty store"))
+        browser = signed_in(server)
+        try:
+            for size in sorted(args.at):
+                if size < kept.manifest.seeded:
+                    print(
+                        f"{kind}: the kept store holds {kept.manifest.seeded:,} runs: {size:,} skipped",
+                        file=log,
+                    )
+                    continue
+                if size > kept.manifest.seeded:
+                    print(f"{kind}: seeding to {size:,} runs ...", file=log)
+                figures += seed_runs(kind, server, api, project, kept, size, args.window)
+                annotated = annotate_oldest(server, store, kept, annotate_every(args), size)
+                figures += [annotated] if annotated else []
+                analyze(store)
+                print(f"{kind}: reads at {size:,} runs ...", file=log)
+                reads = reads_at(api, store, size, args.offsets)
+                timed[size] = measure_reads(server, api, browser, reads, args)
+                if args.plans:
+                    plans += plans_at(store, size, reads)
+        finally:
+            browser.close()
+        print(f"{kind}: OTLP at {kept.manifest.seeded:,} runs ...", file=log)
+        figures.append(otlp_slice(server, kind, kept, args.otlp_traces, f"at {kept.manifest.seeded:,} runs"))
+        if args.delete:
+            print(f"{kind}: deleting {args.delete:,} runs ...", file=log)
+            kept.spoil()
+            figures += delete_at_size(server, store, args.delete, routes)
+    judge_against_first(figures, "ingest runs", "ingest runs 0-", f">= {TARGET_INGEST_SHARE:.0%} of first")
+    judge_against_first(figures, "OTLP", "OTLP", f">= {TARGET_INGEST_SHARE:.0%} of empty store")
+    figures += read_figures(kind, timed, metadata_note)
+    return Outcome(figures, plans)
+
+
+# ------------------------------------------------------------------------------------------------ main
+
+
+def _sizes(text_: str) -> list[int]:
+    return [int(part.replace("_", "")) for part in text_.split(",") if part]
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--store", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--runs", type=int, default=1_000_000, help="runs the store is seeded to")
+    parser.add_argument("--at", type=_sizes, default=None, help="checkpoints (default 100000,--runs)")
+    parser.add_argument("--window", type=int, default=100_000, help="runs per ingest figure")
+    parser.add_argument(
+        "--annotations", type=int, default=100_000, help="rm annotations by the last checkpoint"
+    )
+    parser.add_argument(
+        "--offsets", type=_sizes, default=[100_000, 500_000], help="rm offset pages (those below the size)"
+    )
+    parser.add_argument("--otlp-traces", type=int, default=200, help="traces (11 spans) per OTLP slice")
+    parser.add_argument("--repeat", type=int, default=200, help="timings per read and checkpoint")
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds a slow read may take in all")
+    parser.add_argument(
+        "--delete", type=int, default=0, help="remove this many of the oldest runs at the end"
+    )
+    parser.add_argument("--plans", action="store_true", help="print each read's query plans")
+    parser.add_argument("--reuse", type=Path, default=None, help="keep the seeded store in this directory")
+    parser.add_argument(
+        "--postgres-url", default=DEFAULT_POSTGRES_URL, help="admin URL; the bench db is made there"
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    args.at = sorted(set(args.at or [min(100_000, args.runs), args.runs]))
+    if args.at[-1] != args.runs or args.at[0] < PROBE_BELOW:
+        parser.error(f"--at must end at --runs and start at {PROBE_BELOW:,} runs or more")
+    if args.reuse is not None:
+        args.reuse = args.reuse.expanduser().resolve()
+        if args.reuse.is_relative_to(REPO):
+            parser.error("--reuse must be outside the repository")
+    if min(args.repeat, args.window, args.otlp_traces) < 1 or args.budget <= 0:
+        parser.error("--repeat, --window and --otlp-traces must be at least 1, --budget positive")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    figures: list[Figure] = []
+    plans: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="redline-bench-") as folder:
+        for kind in store_kinds(args.store):
+            outcome = bench_store(kind, args, Path(folder))
+            print_table(outcome.figures, file=sys.stderr, memory=False)
+            figures += outcome.figures
+            plans += outcome.plans
+    if plans:
+        print("\n".join(plans), file=sys.stderr if args.json else sys.stdout)
+    print_figures(figures, args.json, memory=False)
+    return exit_status(figures)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
