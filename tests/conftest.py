@@ -128,16 +128,23 @@ def template(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     admin.dispose()
 
 
-@pytest.fixture
-def database_url(backend: str, template: str, tmp_path: Path) -> Iterator[str]:
-    """A fresh database migrated to head, for this test alone."""
+@contextmanager
+def database_copy(backend: str, template: str, folder: Path) -> Iterator[str]:
+    """A fresh database migrated to head, copied from the template (on SQLite, a file in `folder`)."""
     if backend == "sqlite":
-        path = tmp_path / "redline.db"
+        path = folder / "redline.db"
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
     with postgres_database(f'TEMPLATE "{template}"') as name:
         yield _postgres_url(name)
+
+
+@pytest.fixture
+def database_url(backend: str, template: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh database migrated to head, for this test alone."""
+    with database_copy(backend, template, tmp_path) as url:
+        yield url
 
 
 @contextmanager

@@ -8,11 +8,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Select, func, select, tuple_
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from redline.db import parse_id
 from redline.errors import Invalid
+from redline.keyset import past
 
 T = TypeVar("T")
 V = TypeVar("V")
@@ -58,15 +59,12 @@ def id_page(
         raise Invalid(f"limit is from 1 to {MAX_LIMIT}.", details={"field": "limit"})
     if starting_after and ending_before:
         raise Invalid("Give starting_after or ending_before, not both.", details={"field": "ending_before"})
-    key = tuple_(*keys)
     forward = ending_before is None
     reading_descending = descending == forward
-    if starting_after:
-        edge = tuple_(*_edge(session, keys, starting_after, "starting_after"))
-        query = query.where(key < edge if descending else key > edge)
-    elif ending_before:
-        edge = tuple_(*_edge(session, keys, ending_before, "ending_before"))
-        query = query.where(key > edge if descending else key < edge)
+    if starting_after or ending_before:
+        field = "starting_after" if starting_after else "ending_before"
+        edge = _edge(session, keys, starting_after or ending_before or "", field)
+        query = query.where(past(keys, edge, descending=reading_descending))
     order = [column.desc() if reading_descending else column.asc() for column in keys]
     rows = list(session.scalars(query.order_by(*order).limit(limit + 1)))
     has_more = len(rows) > limit

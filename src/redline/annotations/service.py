@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
 
-from sqlalchemy import Table, and_, bindparam, case, func, insert, null, select, tuple_
+from sqlalchemy import Table, and_, bindparam, case, func, insert, null, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -20,6 +20,7 @@ from redline.db import in_chunks, new_id, utcnow
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, check_role, project_role, visible_projects
+from redline.keyset import past
 from redline.traces.models import Step, Trace
 from redline.traces.service import readable_trace
 from redline.wiretext import stored, time_text, uuid_text
@@ -289,7 +290,7 @@ def iter_export(
     while True:
         query = select(*columns).where(readable)
         if last is not None:
-            query = query.where(tuple_(*key) > tuple_(*last))
+            query = query.where(past(key, last, descending=False))
         # Through the connection: Core rows, without the ORM's per-row pass over them.
         rows = connection.execute(query.order_by(Annotation.created_at, Annotation.id).limit(chunk)).all()
         if not rows:

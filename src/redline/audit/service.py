@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.audit.models import AuditEvent
 from redline.db import new_id, utcnow
 from redline.errors import Forbidden
 from redline.identity.service import Actor
+from redline.keyset import past
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 
 
@@ -67,7 +68,7 @@ def list_events(
     if filters.until is not None:
         query = query.where(AuditEvent.at < filters.until)
     if cursor:
-        query = query.where(tuple_(AuditEvent.at, AuditEvent.id) < tuple_(*decode_time_cursor(cursor)))
+        query = query.where(past((AuditEvent.at, AuditEvent.id), decode_time_cursor(cursor), descending=True))
     rows = list(session.scalars(query.order_by(AuditEvent.at.desc(), AuditEvent.id.desc()).limit(limit + 1)))
     more = len(rows) > limit
     rows = rows[:limit]

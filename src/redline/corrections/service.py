@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, Select, false, or_, select, tuple_
+from sqlalchemy import Row, Select, false, or_, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -35,6 +35,7 @@ from redline.identity.service import (
     readable_project_ids,
     require_project_role,
 )
+from redline.keyset import past, window
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.queues import expert as expert_queue
 from redline.traces.models import AgentVersion, Trace
@@ -248,8 +249,14 @@ def _equalities(actor: Actor, filters: CorrectionFilters) -> list[tuple[ColumnEl
     ]
 
 
-def filtered(actor: Actor, project_ids: list[uuid.UUID], filters: CorrectionFilters) -> Select[Correction]:
-    """Live corrections (not replaced) in these projects that the filters match, in no order yet.
+def filtered(
+    actor: Actor,
+    project_ids: list[uuid.UUID],
+    filters: CorrectionFilters,
+    cursor: tuple[datetime, uuid.UUID] | None = None,
+) -> Select[Correction]:
+    """Live corrections (not replaced) in these projects that the filters match, in no order yet; given
+    a `cursor`, those past it newest first (a list's page).
 
     Only the most selective of the project and the one-value filters is left for SQLite to look rows up
     by (`_equalities`); the others are checked on the rows it finds. SQLite has no statistics to plan
@@ -283,11 +290,8 @@ def filtered(actor: Actor, project_ids: list[uuid.UUID], filters: CorrectionFilt
     elif filters.source == "end-users":
         query = query.where(_Unindexed(Correction.participant_id.expression).is_not(None))
         query = query.where(Correction.expert.is_(False))
-    if filters.since is not None:
-        query = query.where(Correction.created_at >= filters.since)
-    if filters.until is not None:
-        query = query.where(Correction.created_at < filters.until)
-    return query
+    newest_first = (Correction.created_at, Correction.id)
+    return query.where(*window(newest_first, filters.since, filters.until, cursor, descending=True))
 
 
 def list_corrections(
@@ -296,11 +300,8 @@ def list_corrections(
     """A page of live corrections, newest first."""
     check_limit(limit)
     filters = filters.checked()
-    query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters)
-    if cursor:
-        query = query.where(
-            tuple_(Correction.created_at, Correction.id) < tuple_(*decode_time_cursor(cursor))
-        )
+    edge = decode_time_cursor(cursor) if cursor else None
+    query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters, edge)
     rows = list(
         session.scalars(query.order_by(Correction.created_at.desc(), Correction.id.desc()).limit(limit + 1))
     )
@@ -329,7 +330,7 @@ def export_page(
     query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters)
     query = query.with_only_columns(*export_columns(dialect))
     if after is not None:
-        query = query.where(tuple_(*keyset_columns(dialect)) < tuple_(*after))
+        query = query.where(past(keyset_columns(dialect), after, descending=True))
     order = (Correction.created_at.desc(), Correction.id.desc())
     return session.connection().execute(query.order_by(*order).limit(chunk)).all()
 

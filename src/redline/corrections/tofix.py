@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import ColumnElement, select, tuple_
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from redline.corrections import workflow
@@ -28,6 +28,7 @@ from redline.corrections.models import Correction
 from redline.errors import Invalid
 from redline.identity.service import Actor, require_project_role
 from redline.idpages import IdPage
+from redline.keyset import past
 from redline.paging import check_limit
 
 PARTS = ("nobody", "developer", "owner", "improve")
@@ -89,8 +90,7 @@ def part_page(
     edge = None
     if starting_after or ending_before:
         field = "starting_after" if starting_after else "ending_before"
-        edge = tuple_(*_edge(session, project_id, starting_after or ending_before or "", field))
-    key = tuple_(Correction.created_at, Correction.id)
+        edge = _edge(session, project_id, starting_after or ending_before or "", field)
     order = (
         (Correction.created_at.desc(), Correction.id.desc())
         if descending
@@ -102,7 +102,7 @@ def part_page(
             Correction.project_id == project_id, Correction.superseded_by.is_(None), *where
         )
         if edge is not None:
-            query = query.where(key < edge if descending else key > edge)
+            query = query.where(past((Correction.created_at, Correction.id), edge, descending=descending))
         found.extend(session.scalars(query.order_by(*order).limit(limit + 1)))
     found.sort(key=lambda correction: (correction.created_at, correction.id), reverse=descending)
     rows = found[:limit]

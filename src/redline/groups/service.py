@@ -19,7 +19,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, false, or_, select, tuple_
+from sqlalchemy import ColumnElement, and_, false, or_, select
 from sqlalchemy.orm import Session
 
 from redline.db import in_chunks, new_id, utcnow
@@ -35,6 +35,7 @@ from redline.identity.service import (
     require_project_role,
     visible_projects,
 )
+from redline.keyset import past
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.queues import ruleversions
 from redline.queues.models import QueueRule
@@ -284,7 +285,7 @@ def list_groups(
     query = select(CorrectorGroup).where(*_listed(session, actor, filters))
     if cursor:
         query = query.where(
-            tuple_(CorrectorGroup.created_at, CorrectorGroup.id) > tuple_(*decode_time_cursor(cursor))
+            past((CorrectorGroup.created_at, CorrectorGroup.id), decode_time_cursor(cursor), descending=False)
         )
     rows = list(
         session.scalars(query.order_by(CorrectorGroup.created_at, CorrectorGroup.id).limit(limit + 1))

@@ -23,13 +23,14 @@ import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
 from redline.db import in_chunks
 from redline.errors import NotFound
 from redline.identity.service import Actor, require_project_role
+from redline.keyset import past
 from redline.learning.pairs import StepRow, steps_by_trace
 from redline.learning.scoring import Scored, latest_scores
 from redline.traces.models import Trace
@@ -105,9 +106,7 @@ def _chunks(
     while True:
         page = query
         if last is not None:
-            page = page.where(
-                or_(Trace.created_at < last[0], and_(Trace.created_at == last[0], Trace.id < last[1]))
-            )
+            page = page.where(past((Trace.created_at, Trace.id), last, descending=True))
         rows = session.execute(page.order_by(Trace.created_at.desc(), Trace.id.desc()).limit(chunk)).all()
         if not rows:
             return

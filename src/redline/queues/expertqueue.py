@@ -28,6 +28,7 @@ from redline.groups.models import CorrectorGroup
 from redline.identity.service import Actor, holds, project_role, require_project_role
 from redline.idpages import IdPage, id_page
 from redline.jsonio import iso
+from redline.keyset import past
 from redline.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
 from redline.queues.expert import DISMISSED, OPEN, STATES
 from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule
@@ -219,9 +220,7 @@ def list_items(
     query = select(ExpertItem).where(*where)
     if cursor:
         at, after = decode_time_cursor(cursor)
-        query = query.where(
-            or_(ExpertItem.added_at > at, and_(ExpertItem.added_at == at, ExpertItem.run_id > after))
-        )
+        query = query.where(past((ExpertItem.added_at, ExpertItem.run_id), (at, after), descending=False))
     items = list(session.scalars(query.order_by(ExpertItem.added_at, ExpertItem.run_id).limit(limit + 1)))
     more = len(items) > limit
     items = items[:limit]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, load_only
 
 from redline.db import new_id, utcnow
@@ -25,6 +25,7 @@ from redline.errors import Conflict, Invalid, NotFound
 from redline.groups import service as groups
 from redline.identity.service import Actor, require_project_role
 from redline.jsonio import is_number, iso
+from redline.keyset import past
 from redline.paging import Page, check_limit, decode_cursor, decode_time_cursor, encode_cursor, time_cursor
 from redline.queues import expert, ruleversions
 from redline.queues.models import QueueRule, QueueRuleCounter
@@ -332,10 +333,7 @@ def list_rules(
         query = query.where(func.lower(QueueRule.name).contains(search.lower(), autoescape=True))
     if cursor:
         at, after = _rules_cursor(cursor, sort)
-        beyond = (
-            (key < at, QueueRule.rule_id < after) if descending else (key > at, QueueRule.rule_id > after)
-        )
-        query = query.where(or_(beyond[0], and_(key == at, beyond[1])))
+        query = query.where(past((key, QueueRule.rule_id), (at, after), descending=descending))
     order = (key.desc(), QueueRule.rule_id.desc()) if descending else (key, QueueRule.rule_id)
     rows = session.execute(query.order_by(*order).limit(limit + 1)).all()
     more = len(rows) > limit
@@ -437,9 +435,7 @@ def _recent(
     while True:
         page = query
         if after is not None:
-            page = page.where(
-                or_(Trace.started_at < after[0], and_(Trace.started_at == after[0], Trace.id < after[1]))
-            )
+            page = page.where(past((Trace.started_at, Trace.id), after, descending=True))
         traces = list(session.scalars(page.order_by(*newest_first).limit(RECENT_CHUNK)))
         if not traces:
             return

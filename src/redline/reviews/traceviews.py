@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor, visible_projects
+from redline.keyset import past, window
 from redline.paging import decode_cursor, encode_cursor
 from redline.reviews.said import Said, on_span, said_about
 from redline.reviews.schemas import TraceFilterIn, TraceSearchIn
@@ -126,7 +127,7 @@ def _after_token(token: str) -> ColumnElement[bool]:
         raise Invalid(
             f'"{token}" is not a page_token this list gave out.', details={"field": "page_token"}
         ) from None
-    return or_(Span.started_at > at, and_(Span.started_at == at, Span.span_id > after))
+    return past((Span.started_at, Span.span_id), (at, after), descending=False)
 
 
 def list_spans(
@@ -245,9 +246,7 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[Tr
             )
         order = sort.order
     project_ids = [project.id for project, _ in visible_projects(session, actor)]
-    query = select(Trace).where(
-        Trace.project_id.in_(project_ids), Trace.started_at >= body.from_, Trace.started_at < body.to, LISTED
-    )
+    query = select(Trace).where(Trace.project_id.in_(project_ids), LISTED)
     conditions = [_condition(condition) for condition in body.filters or []]
     if conditions:
         query = query.where(or_(*conditions) if body.filter_operator == "or" else and_(true(), *conditions))
@@ -259,6 +258,7 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[Tr
                 func.lower(Trace.external_id).contains(text, autoescape=True),
             )
         )
+    cursor: tuple[datetime, uuid.UUID] | None = None
     if body.page_token:
         at_text, after, token_order = decode_cursor(body.page_token, 3)
         try:
@@ -272,10 +272,9 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[Tr
             raise Invalid(
                 "page_token: it belongs to a search sorted the other way.", details={"field": "page_token"}
             )
-        if order == "desc":
-            query = query.where(or_(Trace.started_at < at, and_(Trace.started_at == at, Trace.id < after_id)))
-        else:
-            query = query.where(or_(Trace.started_at > at, and_(Trace.started_at == at, Trace.id > after_id)))
+        cursor = (at, after_id)
+    key = (Trace.started_at, Trace.id)
+    query = query.where(*window(key, body.from_, body.to, cursor, descending=order == "desc"))
     keys = (Trace.started_at.desc(), Trace.id.desc()) if order == "desc" else (Trace.started_at, Trace.id)
     traces = list(session.scalars(query.order_by(*keys).limit(body.limit + 1)))
     more = len(traces) > body.limit

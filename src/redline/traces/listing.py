@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, and_, func, not_, or_, select
+from sqlalchemy import ColumnElement, func, not_, select
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
@@ -24,6 +24,7 @@ from redline.annotations.service import TraceCounts, counts
 from redline.corrections.models import COUNTED, Correction
 from redline.errors import Invalid
 from redline.identity.service import Actor, readable_project_ids
+from redline.keyset import past, window
 from redline.paging import check_limit, decode_cursor, encode_cursor
 from redline.sentences import listed
 from redline.traces.models import Agent, Trace
@@ -111,9 +112,10 @@ def _has(condition: ColumnElement[bool], wanted: bool | None) -> ColumnElement[b
 
 
 def _conditions(
-    session: Session, projects: list[uuid.UUID], filters: ListFilters
+    session: Session, projects: list[uuid.UUID], filters: ListFilters, *, windowed: bool = True
 ) -> list[ColumnElement[bool]]:
-    """The WHERE of the list. An agent is matched by its ids (few), so the (agent, started) index serves."""
+    """The WHERE of the list (without the since/until window unless `windowed`). An agent is matched by
+    its ids (few), so the (agent, started) index serves."""
     where: list[ColumnElement[bool]] = [Trace.project_id.in_(projects), LISTED]
     if filters.agent:
         agent_ids = list(
@@ -126,10 +128,8 @@ def _conditions(
         where.append(Trace.agent_version == filters.version)
     if filters.status:
         where.append(Trace.status == filters.status)
-    if filters.since:
-        where.append(Trace.started_at >= filters.since)
-    if filters.until:
-        where.append(Trace.started_at < filters.until)
+    if windowed:
+        where.extend(window((Trace.started_at,), filters.since, filters.until, None, descending=True))
     # Each "has" is a probe of an index by trace id (annotations by trace, corrections by run).
     rated = (
         select(Annotation.id)
@@ -171,13 +171,6 @@ def _decode(key: SortKey, cursor: str) -> tuple[Any, uuid.UUID]:
         ) from None
 
 
-def _past(column: Any, value: Any, ident: uuid.UUID, descending: bool) -> ColumnElement[bool]:
-    """Rows after (value, id) in the order (column, id), both descending or both ascending."""
-    if descending:
-        return or_(column < value, and_(column == value, Trace.id < ident))
-    return or_(column > value, and_(column == value, Trace.id > ident))
-
-
 _COLUMNS = (
     Trace.id,
     Trace.project_id,
@@ -209,14 +202,20 @@ def list_traces(
     key, descending = parse_sort(sort)
     column = _SORT_COLUMNS[key]
     projects = readable_project_ids(session, actor, filters.project_id)
-    query = select(*_COLUMNS).where(*_conditions(session, projects, filters))
+    where = _conditions(session, projects, filters, windowed=False)
     # Reading backwards (the page before a cursor) walks the same order reversed, then turns it round.
     backwards = before is not None and after is None
     walk_descending = descending != backwards
     cursor = before if backwards else after
-    if cursor:
-        value, ident = _decode(key, cursor)
-        query = query.where(_past(column, value, ident, walk_descending))
+    edge = _decode(key, cursor) if cursor else None
+    bounds = (filters.since, filters.until)
+    if key == "started":
+        where.extend(window((column, Trace.id), *bounds, edge, descending=walk_descending))
+    else:
+        where.extend(window((Trace.started_at,), *bounds, None, descending=walk_descending))
+        if edge is not None:
+            where.append(past((column, Trace.id), edge, descending=walk_descending))
+    query = select(*_COLUMNS).where(*where)
     order = (column.desc(), Trace.id.desc()) if walk_descending else (column.asc(), Trace.id.asc())
     rows = list(session.execute(query.order_by(*order).limit(limit + 1)))
     more = len(rows) > limit

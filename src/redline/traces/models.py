@@ -70,8 +70,9 @@ class Trace(Base):
         UniqueConstraint("project_id", "external_id"),
         # The list's order and its since/until window; filters narrow within it.
         Index("ix_traces_project_started", "project_id", "started_at", "id"),
-        Index("ix_traces_agent_started", "agent_id", "started_at"),
-        Index("ix_traces_flow_started", "flow_id", "started_at"),
+        # An agent's or a flow's runs in the list's whole order, so a page of one is a keyset walk too.
+        Index("ix_traces_agent_started", "agent_id", "started_at", "id"),
+        Index("ix_traces_flow_started", "flow_id", "started_at", "id"),
         # The rm surface lists newest-received first.
         Index("ix_traces_created", "created_at", "id"),
         # The console's list sorts by step count or status: each a keyset walk on (key, id) in a project.

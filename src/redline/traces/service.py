@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Select, Table, and_, bindparam, delete, func, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, new_id, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
+from redline.keyset import past, window
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.traces.models import Agent, AgentVersion, Flow, OtlpResource, OtlpScope, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -419,7 +420,10 @@ def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     return _full_view(session, readable_trace(session, actor, run_id, "read"))
 
 
-def _filtered(actor_projects: list[uuid.UUID], filters: RunFilters) -> Select[Trace]:
+def _filtered(
+    actor_projects: list[uuid.UUID], filters: RunFilters, cursor: tuple[datetime, uuid.UUID] | None
+) -> Select[Trace]:
+    """The runs the filters keep, newest first past `cursor` (the page's start; None for the first)."""
     query = select(Trace).where(Trace.project_id.in_(actor_projects), LISTED)
     if filters.agent_id:
         query = query.where(Trace.agent_id == filters.agent_id)
@@ -431,11 +435,8 @@ def _filtered(actor_projects: list[uuid.UUID], filters: RunFilters) -> Select[Tr
         query = query.where(Trace.agent_version == filters.agent_version)
     if filters.statuses:
         query = query.where(Trace.status.in_(filters.statuses))
-    if filters.since:
-        query = query.where(Trace.started_at >= filters.since)
-    if filters.until:
-        query = query.where(Trace.started_at < filters.until)
-    return query
+    newest_first = (Trace.started_at, Trace.id)
+    return query.where(*window(newest_first, filters.since, filters.until, cursor, descending=True))
 
 
 def list_runs(
@@ -447,12 +448,7 @@ def list_runs(
         project_ids = [require_project_role(session, actor, filters.project_id, "read").id]
     else:
         project_ids = [project.id for project, _ in visible_projects(session, actor)]
-    query = _filtered(project_ids, filters)
-    if cursor:
-        started_at, after_id = decode_time_cursor(cursor)
-        query = query.where(
-            or_(Trace.started_at < started_at, and_(Trace.started_at == started_at, Trace.id < after_id))
-        )
+    query = _filtered(project_ids, filters, decode_time_cursor(cursor) if cursor else None)
     traces = list(session.scalars(query.order_by(Trace.started_at.desc(), Trace.id.desc()).limit(limit + 1)))
     more = len(traces) > limit
     traces = traces[:limit]
@@ -527,9 +523,7 @@ def iter_project_runs(
     while True:
         query = select(Trace).where(Trace.project_id == project_id, LISTED)
         if last is not None:
-            query = query.where(
-                or_(Trace.started_at > last[0], and_(Trace.started_at == last[0], Trace.id > last[1]))
-            )
+            query = query.where(past((Trace.started_at, Trace.id), last, descending=False))
         traces = list(session.scalars(query.order_by(Trace.started_at, Trace.id).limit(chunk)))
         if not traces:
             return
