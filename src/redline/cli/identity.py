@@ -17,6 +17,7 @@ from redline.identity.service import (
     ProjectRole,
     ReviewerRole,
 )
+from redline.sentences import counted
 from redline.traces import metadata_index
 
 # -------------------------------------------------------------------------------------------------- users
@@ -205,8 +206,9 @@ def index_key(context: CliContext, project: str, key: str) -> None:
             click.echo(f"{target.name} indexes the metadata key {key}.")
         else:
             click.echo(
-                f"{target.name} indexes the metadata key {key} once its {view.row.runs_total:,} runs are "
-                f"indexed in the background (redline projects indexed-keys {target.name} shows how far)."
+                f"{target.name} indexes the metadata key {key} once its runs "
+                f"({counted(view.row.runs_total, 'run')}) are indexed in the background "
+                f"(redline projects indexed-keys {target.name} shows how far)."
             )
 
 
