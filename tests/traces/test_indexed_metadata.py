@@ -86,7 +86,7 @@ def assert_exact(db: Database) -> set[tuple[Any, ...]]:
                 kept = value if len(value) <= MAX_INDEXED_VALUE else None
                 expected.add((run_id, key, project_id, kept, started_at))
         columns = (VALUES.c.run_id, VALUES.c.key, VALUES.c.project_id, VALUES.c.value, VALUES.c.started_at)
-        actual = set(session.execute(select(*columns)).all())
+        actual = {tuple(row) for row in session.execute(select(*columns))}
     assert actual == expected
     return actual
 
@@ -284,7 +284,9 @@ def _stored_texts(db: Database, project_id: str, key: str) -> list[str]:
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(values=_METADATA)
 def test_searches_answer_the_same_with_and_without_the_index(harness: Harness, values: list[Any]) -> None:
-    metadatas = [{"other": 1} if value is _MISSING else {"k": value, "other": 1} for value in values]
+    metadatas: list[dict[str, Any] | None] = [
+        {"other": 1} if value is _MISSING else {"k": value, "other": 1} for value in values
+    ]
     plain, kept_on_write = _project(harness), _project(harness)
     assert _declare(harness, kept_on_write, "k").status_code == 201
     _ingest(harness, plain, metadatas)
@@ -292,8 +294,8 @@ def test_searches_answer_the_same_with_and_without_the_index(harness: Harness, v
     texts = _stored_texts(harness.db, plain, "k")
     assert texts == _stored_texts(harness.db, kept_on_write, "k")
     asked = [[text] for text in texts] + [["nope"], [*texts[:2], "nope"], []]
-    completed = {"field": "status", "values": ["completed"]}
-    filters = [
+    completed: dict[str, Any] = {"field": "status", "values": ["completed"]}
+    filters: list[list[dict[str, Any]]] = [
         [{"field": "metadata.k", "op": op, "values": wanted}] for wanted in asked for op in ("eq", "neq")
     ]
     filters += [
