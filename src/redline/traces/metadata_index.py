@@ -23,7 +23,7 @@ from sqlalchemy import ColumnElement, String, Table, and_, case, delete, func, i
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks, utcnow
+from redline.db import in_chunks, new_id, utcnow
 from redline.errors import Conflict, Invalid, NotFound
 from redline.identity.service import Actor, require_project_role
 from redline.jobs import service as jobs
@@ -117,7 +117,7 @@ def declare_key(session: Session, actor: Actor, project_id: uuid.UUID, key: str)
     total = session.scalar(select(func.count()).select_from(Trace).where(Trace.project_id == project_id)) or 0
     now = utcnow()
     row = IndexedMetadataKey(
-        id=uuid.uuid4(),
+        id=new_id(),
         project_id=project_id,
         key=key,
         state=BACKFILLING if total else READY,
