@@ -22,6 +22,7 @@ from redline.surfaces.corrections import (
     expert_queue,
     exports,
     identity,
+    indexed_keys,
     queue_rules,
     runs,
 )
@@ -107,6 +108,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     for router in (
         runs.router,
         identity.router,
+        indexed_keys.router,
         agents.router,
         # The export's path must be matched before /corrections/{correctionId}.
         exports.router,

@@ -14,14 +14,15 @@ from redline.jobs.worker import JobKind, JobWorker
 from redline.learning.autoscore import SCORING
 from redline.learning.training import TRAINING, training_job
 from redline.llm import chat_model
+from redline.traces.metadata_backfill import BACKFILLING_JOB
 
 # The kinds with no LLM configured: feedback-derived alternatives skipped.
-JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING, SETTLING, DERIVING)
+JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING, SETTLING, DERIVING, BACKFILLING_JOB)
 
 
 def job_kinds(settings: Settings) -> tuple[JobKind, ...]:
     """The job kinds, training wired to the LLM of these settings."""
-    return (training_job(chat_model(settings)), SCORING, SETTLING, DERIVING)
+    return (training_job(chat_model(settings)), SCORING, SETTLING, DERIVING, BACKFILLING_JOB)
 
 
 def job_worker(database: Database, settings: Settings) -> JobWorker:

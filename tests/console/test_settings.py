@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from playwright.sync_api import expect
 
 from redline.client import AuthError, Client
@@ -225,5 +226,63 @@ def test_a_reader_sees_members_but_is_not_offered_changes(harness: Harness) -> N
     refused = reader.submit(
         f"/ui/settings/members/{harness.admin_id}", {"project": harness.project_id, "role": "read"}
     )
+    assert refused.status_code == 403
+    assert shown('This needs the admin role in project "default"; you have read.') in refused.text
+
+
+# -------------------------------------------------------------------------------------- indexed metadata
+
+
+def test_a_project_admin_indexes_a_metadata_key_and_stops_indexing_it(
+    console: Console, http: httpx.Client
+) -> None:
+    project = console.server.project_id
+    page = console.open(f"/ui/settings/indexed-metadata?project={project}")
+    expect(page.locator("#indexed-keys")).to_contain_text("No key is indexed")
+    form = page.get_by_role("form", name="Index a metadata key")
+    form.get_by_label("Metadata key").fill("customer_id")
+    form.get_by_role("button", name="Index it").click()
+    expect(page.get_by_role("status")).to_have_text(
+        "customer_id is indexed: searches filtering on it walk the index once it is ready."
+    )
+    row = page.locator("#indexed-keys tr[data-key=customer_id]")
+    expect(row).to_contain_text("Ready")
+    console.shoot("indexed-metadata")
+    keys = http.get(f"/v1/projects/{project}/indexed-metadata-keys").json()["data"]
+    assert [(key["key"], key["state"]) for key in keys] == [("customer_id", "ready")]
+    row.get_by_text("Remove", exact=True).click()
+    page.get_by_role("form", name="Stop indexing customer_id").get_by_role(
+        "button", name="Stop indexing"
+    ).click()
+    expect(page.get_by_role("status")).to_have_text(
+        "customer_id is no longer indexed: searches on it read every run's metadata again."
+    )
+    assert http.get(f"/v1/projects/{project}/indexed-metadata-keys").json()["data"] == []
+
+
+def test_the_indexed_metadata_page_shows_a_backfill_and_refuses_with_the_services_sentence(
+    harness: Harness,
+) -> None:
+    runs = [harness.run(externalId=f"r{n}", metadata={"tier": "gold"}) for n in range(3)]
+    assert (
+        harness.client.post("/v1/runs/batch", json={"runs": runs}, headers=harness.admin).status_code == 201
+    )
+    admin = console_client(harness)
+    form = {"project": harness.project_id, "key": "tier"}
+    assert admin.submit("/ui/settings/indexed-metadata", form).status_code == 303
+    listed = admin.http.get(f"/ui/settings/indexed-metadata?project={harness.project_id}").text
+    assert "Indexing the runs it had: 0%" in listed
+    assert "0 of 3" in listed
+    again = admin.submit("/ui/settings/indexed-metadata", form)
+    assert again.status_code == 409
+    assert shown('The metadata key "tier" is indexed already.') in again.text
+
+    reader = console_client(harness, role_token(harness, "reader", "read"))
+    seen = reader.http.get("/ui/settings/indexed-metadata")
+    assert seen.status_code == 200
+    assert "<code>tier</code>" in seen.text
+    assert "Index a metadata key" not in seen.text
+    assert "Your role in this project is read: choosing its indexed keys takes admin." in seen.text
+    refused = reader.submit("/ui/settings/indexed-metadata/remove", form)
     assert refused.status_code == 403
     assert shown('This needs the admin role in project "default"; you have read.') in refused.text

@@ -17,6 +17,8 @@ from redline.identity.service import (
     ProjectRole,
     ReviewerRole,
 )
+from redline.sentences import counted
+from redline.traces import metadata_index
 
 # -------------------------------------------------------------------------------------------------- users
 
@@ -166,6 +168,60 @@ def set_project(context: CliContext, project: str, sort_end_user_corrections: bo
         identity.set_sort_end_user_corrections(session, actor, target.id, sort_end_user_corrections)
         how = "sorts" if sort_end_user_corrections else "doesn't sort"
         click.echo(f"{target.name} {how} its end users' corrections on save.")
+
+
+@projects.command("indexed-keys")
+@click.argument("project")
+@pass_context
+def list_indexed_keys(context: CliContext, project: str) -> None:
+    """The metadata keys PROJECT (a name or id) indexes for search, and how far each backfill has got."""
+    with as_operator(context, write=False) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        rows = [
+            (
+                view.row.key,
+                view.row.state,
+                f"{view.row.runs_done:,} of {view.row.runs_total:,} runs",
+                when_text(view.row.declared_at),
+            )
+            for view in metadata_index.list_keys(session, actor, target.id)
+        ]
+    print_table(rows, ("KEY", "STATE", "INDEXED", "DECLARED"))
+
+
+@projects.command("index")
+@click.argument("project")
+@click.argument("key")
+@pass_context
+def index_key(context: CliContext, project: str, key: str) -> None:
+    """Index the metadata key KEY of PROJECT's runs, so searches filtering on it walk an index.
+
+    The runs PROJECT already has are indexed in the background (by `redline serve` or `redline worker`);
+    until that is done, searches on KEY read every run's metadata, as they do for keys not indexed.
+    """
+    with as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        view = metadata_index.declare_key(session, actor, target.id, key)
+        if view.row.state == metadata_index.READY:
+            click.echo(f"{target.name} indexes the metadata key {key}.")
+        else:
+            click.echo(
+                f"{target.name} indexes the metadata key {key} once its runs "
+                f"({counted(view.row.runs_total, 'run')}) are indexed in the background "
+                f"(redline projects indexed-keys {target.name} shows how far)."
+            )
+
+
+@projects.command("unindex")
+@click.argument("project")
+@click.argument("key")
+@pass_context
+def unindex_key(context: CliContext, project: str, key: str) -> None:
+    """Stop indexing the metadata key KEY of PROJECT's runs; searches on it still work, unindexed."""
+    with as_operator(context) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        metadata_index.remove_key(session, actor, target.id, key)
+        click.echo(f"{target.name} no longer indexes the metadata key {key}.")
 
 
 # ------------------------------------------------------------------------------------------------ members

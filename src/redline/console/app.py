@@ -15,6 +15,7 @@ from redline.console.pages import (
     corrections,
     datasets,
     human_reviews,
+    indexed_metadata,
     members,
     queue_rules,
     review,
@@ -43,7 +44,7 @@ def create_console(config: Settings) -> FastAPI:
         console.include_router(part.router)
     for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):
         console.include_router(correcting.router)
-    for setting in (human_reviews, members, tokens):
+    for setting in (human_reviews, members, tokens, indexed_metadata):
         console.include_router(setting.router)
     console.add_middleware(ServerTimingMiddleware)
     return console

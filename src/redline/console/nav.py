@@ -52,6 +52,7 @@ MENU: tuple[MenuGroup, ...] = (
             MenuItem("human-reviews", "Human reviews", "/ui/settings/human-reviews"),
             MenuItem("members", "Members", "/ui/settings/members"),
             MenuItem("tokens", "Tokens", "/ui/settings/tokens"),
+            MenuItem("indexed-metadata", "Indexed metadata", "/ui/settings/indexed-metadata"),
             MenuItem("corrector-groups", "Corrector groups", "/ui/corrections?tab=who-corrects"),
         ),
     ),

@@ -11,9 +11,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import ColumnElement, String, and_, cast, false, func, not_, or_, select, true
+from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select, true
 from sqlalchemy.orm import Session
 
 from redline.errors import Invalid, NotFound, not_in_workspace
@@ -23,6 +23,7 @@ from redline.paging import decode_cursor, encode_cursor
 from redline.reviews.said import Said, on_span, said_about
 from redline.reviews.schemas import TraceFilterIn, TraceSearchIn
 from redline.reviews.targets import find_target, span_not_found, trace_id_of
+from redline.traces import metadata_index
 from redline.traces.models import Agent, Span, Trace
 from redline.traces.service import LISTED, producer_names, readable_trace
 
@@ -189,11 +190,6 @@ _POSITIVE = ("eq", "in", "=", "==")
 _NEGATIVE = ("neq", "not_in", "ne", "!=")
 
 
-def _metadata_text(key: str) -> ColumnElement[Any]:
-    """A metadata value as text, on both stores: strings as they are, numbers as JSON writes them."""
-    return cast(Trace.meta[key].as_string(), String)
-
-
 def _uuids(values: Sequence[str], name: str) -> list[uuid.UUID]:
     try:
         return [uuid.UUID(value) for value in values]
@@ -203,13 +199,42 @@ def _uuids(values: Sequence[str], name: str) -> list[uuid.UUID]:
         ) from None
 
 
-def _condition(condition: TraceFilterIn) -> ColumnElement[bool]:
+def _metadata_key(name: str) -> str | None:
+    """The metadata key a filter field names (`metadata.<key>`, or one the SDK names bare), else None."""
+    if name in _METADATA_NAMES:
+        return name
+    if name.startswith("metadata.") and len(name) > len("metadata."):
+        return name.removeprefix("metadata.")
+    return None
+
+
+def _one_of(column: Any, values: Sequence[Any]) -> ColumnElement[bool]:
+    """`column = v` for one value (an index then walks in order past it), `IN` for more."""
+    return cast(ColumnElement[bool], column == values[0] if len(values) == 1 else column.in_(values))
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Where a search looks: the projects the actor can read, those of them its filters leave, and the
+    metadata keys indexed and ready in all of these."""
+
+    visible: list[uuid.UUID]
+    project_ids: list[uuid.UUID]
+    indexed: set[str]
+
+    def uses_index(self, key: str, values: Sequence[str]) -> bool:
+        return key in self.indexed and metadata_index.indexable(values)
+
+
+def _condition(condition: TraceFilterIn, scope: _Scope, unindexed: list[str]) -> ColumnElement[bool]:
     name, values = condition.field, condition.values
     if condition.op not in (*_POSITIVE, *_NEGATIVE):
         raise Invalid(
             f'filters: the operator "{condition.op}" is not one of eq, in, neq, not_in.',
             details={"field": "filters"},
         )
+    negated = condition.op in _NEGATIVE
+    key = _metadata_key(name)
     matched: ColumnElement[bool]
     if name in _COLUMNS:
         matched = _COLUMNS[name].in_(values)
@@ -221,9 +246,13 @@ def _condition(condition: TraceFilterIn) -> ColumnElement[bool]:
         matched = Trace.project_id.in_(_uuids(values, name))
     elif name in ("trace_id", "id"):
         matched = Trace.id.in_(_uuids(values, name))
-    elif name in _METADATA_NAMES or (name.startswith("metadata.") and len(name) > len("metadata.")):
-        key = name.removeprefix("metadata.")
-        matched = _metadata_text(key).in_(values)
+    elif key is not None and values and scope.uses_index(key, values):
+        # Already the filter's answer either way: a run without the key matches neither.
+        return Trace.id.in_(metadata_index.matching_runs(scope.project_ids, key, values, negated=negated))
+    elif key is not None:
+        if values:
+            unindexed.append(name)
+        matched = metadata_index.metadata_text(key).in_(values)
     else:
         raise Invalid(
             f'filters: "{name}" is not a field traces are searched by; these are: {FILTER_FIELDS}.',
@@ -231,11 +260,57 @@ def _condition(condition: TraceFilterIn) -> ColumnElement[bool]:
         )
     if not values:
         matched = false()
-    return not_(matched) if condition.op in _NEGATIVE else matched
+    return not_(matched) if negated else matched
 
 
-def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[TraceView], str | None]:
-    """Traces the actor can read that started in [from, to), newest first unless sorted otherwise."""
+def _scope(session: Session, actor: Actor, body: TraceSearchIn) -> _Scope:
+    """The projects a search reads (those the actor can read, narrowed by project_id filters it must
+    meet), and which of the metadata keys it filters on each of them has indexed and ready."""
+    visible = [project.id for project, _ in visible_projects(session, actor)]
+    project_ids = visible
+    filters = body.filters or []
+    if body.filter_operator != "or":
+        for condition in filters:
+            if condition.field == "project_id" and condition.op in _POSITIVE:
+                named = set(_uuids(condition.values, condition.field))
+                project_ids = [project_id for project_id in project_ids if project_id in named]
+    keys = {key for condition in filters if (key := _metadata_key(condition.field)) is not None}
+    return _Scope(visible, project_ids, metadata_index.ready_keys(session, project_ids, keys))
+
+
+def _driver(body: TraceSearchIn, scope: _Scope) -> TraceFilterIn | None:
+    """The filter a search may walk the side table's index for, in the list's order: an indexed
+    metadata equality every answer must meet (the first, when there are several)."""
+    if body.filter_operator == "or" and len(body.filters or []) > 1:
+        return None
+    for condition in body.filters or []:
+        key = _metadata_key(condition.field)
+        if (
+            key is not None
+            and condition.op in _POSITIVE
+            and condition.values
+            and scope.uses_index(key, condition.values)
+        ):
+            return condition
+    return None
+
+
+@dataclass(frozen=True)
+class Found:
+    """A page of a search, the token of the next page (None on the last), and the metadata filters it
+    had to evaluate on every run's JSON, since no ready index served them."""
+
+    views: list[TraceView]
+    token: str | None
+    unindexed: list[str]
+
+
+def search(session: Session, actor: Actor, body: TraceSearchIn) -> Found:
+    """Traces the actor can read that started in [from, to), newest first unless sorted otherwise.
+
+    A filter on a metadata key the projects index (and have ready) reads the side table; one of them
+    that every answer must meet drives the search, its index walked in the list's order.
+    """
     if body.to <= body.from_:
         raise Invalid("to must be later than from.", details={"field": "to"})
     order = "desc"
@@ -245,9 +320,23 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[Tr
                 f'sort: traces are sorted by started_at, not "{sort.field}".', details={"field": "sort"}
             )
         order = sort.order
-    project_ids = [project.id for project, _ in visible_projects(session, actor)]
-    query = select(Trace).where(Trace.project_id.in_(project_ids), LISTED)
-    conditions = [_condition(condition) for condition in body.filters or []]
+    scope = _scope(session, actor, body)
+    driver = _driver(body, scope)
+    started_at: Any = Trace.started_at
+    run_id: Any = Trace.id
+    query = select(Trace).where(Trace.project_id.in_(scope.visible), LISTED)
+    if driver is not None:
+        values = metadata_index.VALUES.c
+        started_at, run_id = values.started_at, values.run_id
+        query = query.join(metadata_index.VALUES, values.run_id == Trace.id).where(
+            _one_of(values.project_id, scope.project_ids),
+            values.key == _metadata_key(driver.field),
+            _one_of(values.value, driver.values),
+        )
+    unindexed: list[str] = []
+    conditions = [
+        _condition(condition, scope, unindexed) for condition in body.filters or [] if condition is not driver
+    ]
     if conditions:
         query = query.where(or_(*conditions) if body.filter_operator == "or" else and_(true(), *conditions))
     if body.query:
@@ -273,11 +362,10 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> tuple[list[Tr
                 "page_token: it belongs to a search sorted the other way.", details={"field": "page_token"}
             )
         cursor = (at, after_id)
-    key = (Trace.started_at, Trace.id)
-    query = query.where(*window(key, body.from_, body.to, cursor, descending=order == "desc"))
-    keys = (Trace.started_at.desc(), Trace.id.desc()) if order == "desc" else (Trace.started_at, Trace.id)
+    query = query.where(*window((started_at, run_id), body.from_, body.to, cursor, descending=order == "desc"))
+    keys = (started_at.desc(), run_id.desc()) if order == "desc" else (started_at, run_id)
     traces = list(session.scalars(query.order_by(*keys).limit(body.limit + 1)))
     more = len(traces) > body.limit
     traces = traces[: body.limit]
     token = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id), order) if more else None
-    return _views(session, traces), token
+    return Found(_views(session, traces), token, unindexed)

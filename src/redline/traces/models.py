@@ -199,3 +199,49 @@ class Span(Base):
     scope_id: Mapped[uuid.UUID | None] = mapped_column()
     received_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     content_hash: Mapped[str | None] = mapped_column(String(64))
+
+
+class IndexedMetadataKey(Base):
+    """A metadata key a project filters runs on, declared so searches on it walk an index.
+
+    Declared `backfilling`: runs written from then on are indexed as they are written, and a background
+    job indexes the runs the project had, a batch at a time, keeping its place (`after_*`) and its
+    progress (`runs_done` of the `runs_total` there were). Searches use the index only once `ready`.
+    """
+
+    __tablename__ = "indexed_metadata_keys"
+    __table_args__ = (UniqueConstraint("project_id", "key"),)
+
+    # A fresh id per declaration: a backfill job of a key removed and declared again finds it gone.
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(200))
+    state: Mapped[str] = mapped_column(String(12))
+    runs_total: Mapped[int] = mapped_column(Integer, default=0)
+    runs_done: Mapped[int] = mapped_column(Integer, default=0)
+    after_started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    after_id: Mapped[uuid.UUID | None] = mapped_column()
+    declared_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    ready_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class RunMetadataValue(Base):
+    """One run's value of one indexed metadata key, as the search filter compares it (text; numbers as
+    JSON writes them), beside the run's start time: an equality search on a key walks
+    `ix_run_metadata_values_lookup` in the run list's order (started_at, id) and stops at a page.
+
+    Kept exact by every write of runs (`redline.traces.metadata_index.reindex`); a run without the key
+    (or with JSON null) has no row, an erased run none at all. A value longer than `MAX_INDEXED_VALUE`
+    characters is kept as NULL: present, too long to look up, so a search for such a value goes unindexed.
+    """
+
+    __tablename__ = "run_metadata_values"
+    __table_args__ = (
+        Index("ix_run_metadata_values_lookup", "project_id", "key", "value", "started_at", "run_id"),
+    )
+
+    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    value: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -24,6 +24,7 @@ from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
 from redline.keyset import past, window
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
+from redline.traces import metadata_index
 from redline.traces.models import Agent, AgentVersion, Flow, OtlpResource, OtlpScope, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
 
@@ -311,6 +312,7 @@ def store_runs(
         )
 
     _write(session, writes)
+    metadata_index.reindex(session, {run.project_id for run in runs}, [result.id for result in results])
     return StoredRuns(results, [*writes.new_traces, *writes.replaced_traces])
 
 
@@ -569,6 +571,7 @@ def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     )
     _erase_spans(session, trace)
     session.flush()
+    metadata_index.reindex(session, [trace.project_id], [trace.id])
     session.expire_all()
     return _full_view(session, session.get_one(Trace, run_id))
 

@@ -22,6 +22,9 @@ from redline.surfaces.reviews.render import span_summary, trace_summary
 
 router = APIRouter(prefix="/v3/traces", tags=["reviews"], responses=REVIEWS_ERROR_RESPONSES)
 
+# Names the metadata filters of a search that no ready index served (docs/api-reviews.md).
+UNINDEXED_HEADER = "Redline-Unindexed-Filters"
+
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
 
@@ -29,14 +32,16 @@ DatabaseDep = Annotated[Database, Depends(database)]
 @router.post("/search", summary="Traces started in [from, to), filtered, newest first, a page at a time")
 def search_traces(body: TraceSearchIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
-        views, token = traceviews.search(session, actor, body)
+        found = traceviews.search(session, actor, body)
         answer = {
             "object": "list",
-            "data": [trace_summary(view) for view in views],
-            "has_more": token is not None,
-            "next_page_token": token,
+            "data": [trace_summary(view) for view in found.views],
+            "has_more": found.token is not None,
+            "next_page_token": found.token,
         }
-    return JSONBody(answer)
+    # The body is the document's, field for field: that a filter read every run's JSON goes in a header.
+    headers = {UNINDEXED_HEADER: ", ".join(found.unindexed)} if found.unindexed else None
+    return JSONBody(answer, headers=headers)
 
 
 @router.get("/{trace_id}", summary="One trace's summary, with what was said about it")

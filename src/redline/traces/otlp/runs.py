@@ -18,6 +18,7 @@ from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from redline.db import bulk_insert, in_chunks
+from redline.traces import metadata_index
 from redline.traces.models import Agent, Step, Trace
 from redline.traces.otlp.model import DerivedRun, DerivedStep
 from redline.traces.otlp.stepids import step_ids
@@ -68,6 +69,9 @@ def write_runs(
     session.execute(
         update(cast(Table, Trace.__table__)).where(Trace.id == bindparam("b_id")).values(values),
         [{"b_id": row["b_id"], **{f"v_{key}": row[key] for key in values}} for row in rows],
+    )
+    metadata_index.reindex(
+        session, {state.project_id for state, _ in derived_runs}, [state.run_id for state, _ in derived_runs]
     )
     return [
         {**row, "project_id": state.project_id} for row, (state, _) in zip(rows, derived_runs, strict=True)
