@@ -362,7 +362,9 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> Found:
                 "page_token: it belongs to a search sorted the other way.", details={"field": "page_token"}
             )
         cursor = (at, after_id)
-    query = query.where(*window((started_at, run_id), body.from_, body.to, cursor, descending=order == "desc"))
+    query = query.where(
+        *window((started_at, run_id), body.from_, body.to, cursor, descending=order == "desc")
+    )
     keys = (started_at.desc(), run_id.desc()) if order == "desc" else (started_at, run_id)
     traces = list(session.scalars(query.order_by(*keys).limit(body.limit + 1)))
     more = len(traces) > body.limit
