@@ -37,6 +37,8 @@ from redline.identity.service import (
 )
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.queues import expert as expert_queue
+from redline.traces import counts as kept_counts
+from redline.traces.counts import Said
 from redline.traces.models import AgentVersion, Trace
 from redline.traces.service import readable_trace
 
@@ -135,6 +137,9 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
     earlier = session.scalar(
         select(Correction).where(Correction.run_id == trace.id, Correction.live_key == key).with_for_update()
     )
+    # The run's live corrections: one more, less the earlier one it replaces if that one was still live.
+    replaces_live = earlier is not None and earlier.unregistered_at is None
+    kept_counts.add_said(session, {trace.id: Said(corrected=1 - int(replaces_live))})
     if earlier is not None:
         earlier.live_key = None
         earlier.superseded_by = correction.id
@@ -436,6 +441,8 @@ def remove(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correcti
                 details={"correctionId": str(correction.id)},
             ) from None
     progress = workflow.remove(progress_of(correction))
+    if correction.superseded_by is None and correction.unregistered_at is None:
+        kept_counts.add_said(session, {correction.run_id: Said(corrected=-1)})
     correction.unregistered_at = utcnow()
     if correction.superseded_by is None:
         move(session, actor, correction, progress, "removed")
