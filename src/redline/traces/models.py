@@ -63,6 +63,9 @@ class AgentVersion(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+# A listed run (not hidden) as each store spells it after its planner has simplified `hidden = false`.
+LISTED_WHERE = {"sqlite": "hidden = 0", "postgresql": "NOT hidden"}
+
 # The count behind each "has …" of a run. A partial index keeps the runs whose count is above 0, and the
 # list's filter says `<count> > 0` with the 0 a literal, not a parameter: the same condition, which is
 # what lets SQLite and PostgreSQL prove the query may use the index.
@@ -85,7 +88,18 @@ class Trace(Base):
         Index("ix_traces_flow_started", "flow_id", "started_at"),
         # The rm surface lists newest-received first: one project's listed runs are one ordered walk of
         # this index (covering, so an offset skips index entries, not rows); several projects' walks merge.
-        Index("ix_traces_project_listed_created", "project_id", "hidden", "created_at", "id"),
+        # Partial rather than keyed on `hidden`: PostgreSQL reads `hidden = false` as `NOT hidden`, which
+        # would leave the key's order unusable, but proves the index's own condition from it.
+        Index(
+            "ix_traces_listed_project_created",
+            "project_id",
+            "created_at",
+            "id",
+            # Always false here; in the key so SQLite reads the index alone (a covering index).
+            "hidden",
+            sqlite_where=text(LISTED_WHERE["sqlite"]),
+            postgresql_where=text(LISTED_WHERE["postgresql"]),
+        ),
         # ...and when a caller sees more projects than a merge takes, one walk of every run, filtered.
         Index("ix_traces_created", "created_at", "id"),
         # The console's list sorts by step count or status: each a keyset walk on (key, id) in a project.

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any, Protocol, cast
 
 from sqlalchemy import (
-    CompoundSelect,
     Select,
     Table,
     and_,
@@ -32,7 +31,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
+from redline.db import Unindexed, bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
@@ -46,7 +45,7 @@ _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
 
 
 # Runs a list shows: all but those hidden because no span of theirs is about AI (otlp-ingest §8.4).
-# An equality (the column is NOT NULL), so an index on (project, hidden, …) seeks it on both stores.
+# An equality (the column is NOT NULL): what both stores prove a listed-only partial index from.
 LISTED = Trace.hidden == false()
 # Runs rules, automations, scoring and learning may act on: listed, and settled (a run assembled from
 # OTLP spans settles once its trace has gone quiet, so nothing acts on half a trace).
@@ -515,38 +514,56 @@ def newest_traces(session: Session, actor: Actor, *, limit: int, offset: int) ->
 
     The total is the sum of the projects' kept counts, never a count of rows. The page is read as
     (created_at, id) keys first, from an index alone: each project's listed runs are one backward walk
-    of (project, hidden, created_at, id), and the store merges the walks (SQLite's MERGE, PostgreSQL's
-    Merge Append), so an offset costs the index entries it skips and nothing is sorted. Then only the
-    page's rows are read. An offset past the end is an empty page however large it is, so it never
-    reaches the database.
+    of a partial index on (project, created_at, id), and the store merges the walks (SQLite's MERGE,
+    PostgreSQL's Merge Append), so an offset costs the index entries it skips and nothing is sorted.
+    Then only the page's rows are read. An offset past the end is an empty page however large it is,
+    so it never reaches the database.
     """
     listed = counts.listed_counts(session, [project.id for project, _ in visible_projects(session, actor)])
     project_ids = sorted((p for p, n in listed.items() if n > 0), key=str)
     total = sum(listed.values())
     if offset >= total:
         return [], total
-    page = session.execute(_newest_keys(project_ids).limit(limit).offset(offset))
+    dialect = session.get_bind().dialect.name
+    page = session.execute(_newest_keys(project_ids, limit, offset, dialect))
     page_ids = [row.id for row in page]
     found = {trace.id: trace for trace in session.scalars(select(Trace).where(Trace.id.in_(page_ids)))}
     return [found[trace_id] for trace_id in page_ids if trace_id in found], total
 
 
 def _newest_keys(
-    project_ids: Sequence[uuid.UUID],
-) -> Select[datetime, uuid.UUID] | CompoundSelect[datetime, uuid.UUID]:
-    """The (created_at, id) of these projects' listed runs, newest stored first (see `newest_traces`)."""
+    project_ids: Sequence[uuid.UUID], limit: int, offset: int, dialect: str
+) -> Select[datetime, uuid.UUID]:
+    """The (created_at, id) of these projects' listed runs, newest stored first, the page at `offset`
+    (see `newest_traces`)."""
+    newest_first = (Trace.created_at.desc(), Trace.id.desc())
     if len(project_ids) > MAX_MERGED_PROJECTS:
-        everyone = select(Trace.created_at, Trace.id).where(Trace.project_id.in_(project_ids), LISTED)
-        walked = everyone.with_hint(Trace, "INDEXED BY ix_traces_created", "sqlite")
-        return walked.order_by(Trace.created_at.desc(), Trace.id.desc())
+        # The project and the flag checked on each row, so SQLite walks (created_at, id) rather than read
+        # every listed run of the projects to sort them.
+        everyone = select(Trace.created_at, Trace.id).where(
+            Unindexed(Trace.project_id.expression).in_(project_ids),
+            Unindexed(Trace.hidden.expression) == false(),
+        )
+        return everyone.order_by(*newest_first).limit(limit).offset(offset)
     walks = [
         select(Trace.created_at, Trace.id).where(Trace.project_id == project_id, LISTED)
         for project_id in project_ids
     ]
     if len(walks) == 1:
-        return walks[0].order_by(Trace.created_at.desc(), Trace.id.desc())
-    merged = union_all(*walks)
-    return merged.order_by(merged.selected_columns.created_at.desc(), merged.selected_columns.id.desc())
+        return walks[0].order_by(*newest_first).limit(limit).offset(offset)
+    if dialect == "postgresql":
+        # PostgreSQL merges the walks (a Merge Append) only when each is an ordered subquery of its own,
+        # and no project gives the page more than `offset + limit` runs, so each stops there. SQLite
+        # merges the plain walks (MERGE (UNION ALL)), and would sort subqueries like these again.
+        stopped = [walk.order_by(*newest_first).limit(offset + limit).subquery() for walk in walks]
+        walks = [select(walk.c.created_at, walk.c.id) for walk in stopped]
+    merged = union_all(*walks).subquery("newest")
+    return (
+        select(merged.c.created_at, merged.c.id)
+        .order_by(merged.c.created_at.desc(), merged.c.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
 
 
 def runs_by_external_id(

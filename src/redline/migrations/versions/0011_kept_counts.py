@@ -59,7 +59,11 @@ def upgrade() -> None:
             f"WHERE id IN (SELECT {key} FROM {table} WHERE {counted})"
         )
     op.create_index(
-        "ix_traces_project_listed_created", "traces", ["project_id", "hidden", "created_at", "id"]
+        "ix_traces_listed_project_created",
+        "traces",
+        ["project_id", "created_at", "id", "hidden"],
+        sqlite_where=sa.text("hidden = 0"),
+        postgresql_where=sa.text("NOT hidden"),
     )
     for column, name, _, _, _ in SAID:
         where = sa.text(f"{column} > 0")
@@ -75,7 +79,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     for _, name, _, _, _ in reversed(SAID):
         op.drop_index(f"ix_traces_project_{name}_started", table_name="traces")
-    op.drop_index("ix_traces_project_listed_created", table_name="traces")
+    op.drop_index("ix_traces_listed_project_created", table_name="traces")
     # DROP COLUMN in place (SQLite 3.35 and later), as 0010 does.
     for column, _, _, _, _ in reversed(SAID):
         op.drop_column("traces", column)
