@@ -33,9 +33,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.dml import Insert
+from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.expression import FromClause
+from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import TypeDecorator
 from uuid_utils.compat import uuid7
 
@@ -479,3 +483,25 @@ def _upsert_adding(table: FromClause, column: str, dialect_name: str) -> Insert:
         index_elements=[key.name for key in table.primary_key],
         set_={column: table.c[column] + statement.excluded[column]},
     )
+
+
+class Unindexed(ColumnElement[Any]):
+    """A column SQLite must not look rows up by: `+column` there (the same value, no index), the column
+    itself elsewhere. For a query whose best plan SQLite, without statistics, would not find alone."""
+
+    inherit_cache = True
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]  # noqa: RUF012 (SQLAlchemy's)
+
+    def __init__(self, column: ColumnElement[Any]):
+        self.column = column
+        self.type = column.type
+
+
+@compiles(Unindexed)
+def _unindexed(element: Unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)
+
+
+@compiles(Unindexed, "sqlite")
+def _unindexed_sqlite(element: Unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return "+" + compiler.process(element.column, **kw)

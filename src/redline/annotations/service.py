@@ -21,6 +21,8 @@ from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, check_role, project_role, visible_projects
 from redline.keyset import past
+from redline.traces import counts as kept_counts
+from redline.traces.counts import Said
 from redline.traces.models import Step, Trace
 from redline.traces.service import readable_trace
 from redline.wiretext import stored, time_text, uuid_text
@@ -149,6 +151,26 @@ def _step_of(session: Session, trace_id: uuid.UUID, step_id: uuid.UUID, with_con
     return _StepFacts(step_id, found[1], found[2])
 
 
+def said_of(rating: int | None, comment: str | None, *, label_error: bool) -> Said:
+    """What one annotation adds to its trace's kept counts: a rating unless it is flagged as a label
+    error (the summary's positive and negative counts leave those out too), and a comment, flagged or
+    not (flagged comments stay visible in the trace)."""
+    return Said(rated=int(rating is not None and not label_error), commented=int(comment is not None))
+
+
+def forget_steps(session: Session, step_ids: Sequence[uuid.UUID]) -> None:
+    """Take what was said about these steps, which are about to be deleted with it, out of their traces'
+    kept counts."""
+    gone: dict[uuid.UUID, Said] = {}
+    for chunk in in_chunks(list(step_ids)):
+        query = select(Annotation.trace_id, Annotation.rating, Annotation.comment, Annotation.label_error)
+        for trace_id, rating, comment, label_error in session.execute(
+            query.where(Annotation.step_id.in_(chunk))
+        ):
+            gone[trace_id] = gone.get(trace_id, Said()) - said_of(rating, comment, label_error=label_error)
+    kept_counts.add_said(session, gone)
+
+
 def _check_rules(rating: int | None, comment: str | None, step: Step | _StepFacts | None) -> None:
     if rating is None and not comment:
         raise Invalid(NEEDS_RATING_OR_COMMENT, details={"field": "rating"})
@@ -199,6 +221,7 @@ def create(session: Session, actor: Actor, trace_id: uuid.UUID, body: Annotation
         "updated_at": now,
     }
     session.connection().execute(_INSERT, row)
+    kept_counts.add_said(session, {trace_id: said_of(body.rating, row["comment"], label_error=False)})
     return Annotation(**{("meta" if name == "metadata" else name): value for name, value in row.items()})
 
 
@@ -326,6 +349,7 @@ def change(session: Session, actor: Actor, annotation_id: uuid.UUID, body: Annot
     comment = body.comment if "comment" in sent else annotation.comment
     step = session.get(Step, annotation.step_id) if annotation.step_id else None
     _check_rules(rating, comment, step)
+    before = said_of(annotation.rating, annotation.comment, label_error=annotation.label_error)
     annotation.rating = rating
     annotation.comment = comment or None
     if "label_error" in sent:
@@ -333,10 +357,17 @@ def change(session: Session, actor: Actor, annotation_id: uuid.UUID, body: Annot
     if "label_error_note" in sent:
         annotation.label_error_note = body.label_error_note
     annotation.updated_at = utcnow()
+    after = said_of(annotation.rating, annotation.comment, label_error=annotation.label_error)
+    kept_counts.add_said(session, {annotation.trace_id: after - before})
     session.flush()
     return annotation
 
 
 def delete(session: Session, actor: Actor, annotation_id: uuid.UUID) -> None:
-    session.delete(_own_or_admin(session, actor, annotation_id))
+    """Delete an annotation, and what it added to its trace's counts. What cascades with it (corrections
+    of an evaluator result, on the reviews surface) carries no rating or comment, so counts nothing."""
+    annotation = _own_or_admin(session, actor, annotation_id)
+    said = said_of(annotation.rating, annotation.comment, label_error=annotation.label_error)
+    kept_counts.add_said(session, {annotation.trace_id: -said})
+    session.delete(annotation)
     session.flush()

@@ -13,18 +13,15 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, Select, false, or_, select
-from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.sql.visitors import InternalTraversal
 
 from redline.audit import service as audit
 from redline.corrections import rules, tallies, workflow
 from redline.corrections.export import export_columns, keyset_columns
 from redline.corrections.models import Correction
 from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionIn
-from redline.db import new_id, utcnow
+from redline.db import Unindexed, new_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound
 from redline.groups import service as groups
 from redline.identity.models import Project
@@ -38,6 +35,8 @@ from redline.identity.service import (
 from redline.keyset import past, window
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.queues import expert as expert_queue
+from redline.traces import counts as kept_counts
+from redline.traces.counts import Said
 from redline.traces.models import AgentVersion, Trace
 from redline.traces.service import readable_trace
 
@@ -136,6 +135,9 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
     earlier = session.scalar(
         select(Correction).where(Correction.run_id == trace.id, Correction.live_key == key).with_for_update()
     )
+    # The run's live corrections: one more, less the earlier one it replaces if that one was still live.
+    replaces_live = earlier is not None and earlier.unregistered_at is None
+    kept_counts.add_said(session, {trace.id: Said(corrected=1 - int(replaces_live))})
     if earlier is not None:
         earlier.live_key = None
         earlier.superseded_by = correction.id
@@ -213,28 +215,6 @@ class CorrectionFilters:
         return replace(self, statuses=tuple(dict.fromkeys(statuses)))
 
 
-class _Unindexed(ColumnElement[Any]):
-    """A column SQLite must not look rows up by: `+column` there (the same value, no index), the column
-    itself elsewhere."""
-
-    inherit_cache = True
-    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]  # noqa: RUF012 (SQLAlchemy's)
-
-    def __init__(self, column: ColumnElement[Any]):
-        self.column = column
-        self.type = column.type
-
-
-@compiles(_Unindexed)
-def _unindexed(element: _Unindexed, compiler: SQLCompiler, **kw: Any) -> str:
-    return compiler.process(element.column, **kw)
-
-
-@compiles(_Unindexed, "sqlite")
-def _unindexed_sqlite(element: _Unindexed, compiler: SQLCompiler, **kw: Any) -> str:
-    return "+" + compiler.process(element.column, **kw)
-
-
 def _equalities(actor: Actor, filters: CorrectionFilters) -> list[tuple[ColumnElement[Any], object]]:
     """The filters that pick rows by one value, the most selective first; each has an index on
     (column, created_at, id), so the first one present can be walked newest first."""
@@ -268,12 +248,12 @@ def filtered(
         equalities.append((Correction.made_by_id.expression, None))
     project: ColumnElement[Any] = Correction.project_id.expression
     query = select(Correction).where(
-        (_Unindexed(project) if equalities else project).in_(project_ids), Correction.superseded_by.is_(None)
+        (Unindexed(project) if equalities else project).in_(project_ids), Correction.superseded_by.is_(None)
     )
     if len(project_ids) == 0:
         query = query.where(false())
     for number, (column, value) in enumerate(equalities):
-        query = query.where((column if number == 0 else _Unindexed(column)) == value)
+        query = query.where((column if number == 0 else Unindexed(column)) == value)
     if filters.agent_version is not None:
         query = query.where(Correction.agent_version == filters.agent_version)
     if filters.statuses:
@@ -288,7 +268,7 @@ def filtered(
     if filters.source == "experts":
         query = query.where(Correction.expert.is_(True))
     elif filters.source == "end-users":
-        query = query.where(_Unindexed(Correction.participant_id.expression).is_not(None))
+        query = query.where(Unindexed(Correction.participant_id.expression).is_not(None))
         query = query.where(Correction.expert.is_(False))
     newest_first = (Correction.created_at, Correction.id)
     return query.where(*window(newest_first, filters.since, filters.until, cursor, descending=True))
@@ -437,6 +417,8 @@ def remove(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correcti
                 details={"correctionId": str(correction.id)},
             ) from None
     progress = workflow.remove(progress_of(correction))
+    if correction.superseded_by is None and correction.unregistered_at is None:
+        kept_counts.add_said(session, {correction.run_id: Said(corrected=-1)})
     correction.unregistered_at = utcnow()
     if correction.superseded_by is None:
         move(session, actor, correction, progress, "removed")

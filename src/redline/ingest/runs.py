@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from redline.annotations.service import forget_steps
 from redline.identity.service import Actor
 from redline.learning import autoscore
 from redline.queues import autoqueue
@@ -21,7 +22,7 @@ def record_runs(
     session: Session, actor: Actor, runs: Sequence[RunIn], *, source_format: str = "native"
 ) -> list[IngestedRun]:
     """Store the runs (all or nothing), then tell the consumers about them in the same transaction."""
-    stored = traces.store_runs(session, actor, runs, source_format=source_format)
+    stored = traces.store_runs(session, actor, runs, source_format=source_format, dropping=forget_steps)
     settled(session, stored.rows)
     return stored.runs
 

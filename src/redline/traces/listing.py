@@ -19,7 +19,6 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, func, not_, select
 from sqlalchemy.orm import Session
 
-from redline.annotations.models import Annotation
 from redline.annotations.service import TraceCounts, counts
 from redline.corrections.models import COUNTED, Correction
 from redline.errors import Invalid
@@ -27,6 +26,7 @@ from redline.identity.service import Actor, readable_project_ids
 from redline.keyset import past, window
 from redline.paging import check_limit, decode_cursor, encode_cursor
 from redline.sentences import listed
+from redline.traces.counts import has_said
 from redline.traces.models import Agent, Trace
 from redline.traces.service import LISTED, producer_names
 
@@ -130,18 +130,9 @@ def _conditions(
         where.append(Trace.status == filters.status)
     if windowed:
         where.extend(window((Trace.started_at,), filters.since, filters.until, None, descending=True))
-    # Each "has" is a probe of an index by trace id (annotations by trace, corrections by run).
-    rated = (
-        select(Annotation.id)
-        .where(
-            Annotation.trace_id == Trace.id, Annotation.rating.is_not(None), Annotation.label_error.is_(False)
-        )
-        .exists()
-    )
-    commented = (
-        select(Annotation.id).where(Annotation.trace_id == Trace.id, Annotation.comment.is_not(None)).exists()
-    )
-    corrected = select(Correction.id).where(Correction.run_id == Trace.id, COUNTED).exists()
+    # Each "has" reads the trace's own kept counts (`redline.traces.counts`); "has one" is a walk of its
+    # partial index, newest first, rather than a probe of every trace for an annotation.
+    rated, commented, corrected = (has_said(name) for name in ("rated", "commented", "corrected"))
     for condition, wanted in (
         (rated, filters.has_ratings),
         (commented, filters.has_comments),

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -62,6 +63,19 @@ class AgentVersion(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+# A listed run (not hidden) as each store spells it after its planner has simplified `hidden = false`.
+LISTED_WHERE = {"sqlite": "hidden = 0", "postgresql": "NOT hidden"}
+
+# The count behind each "has …" of a run. A partial index keeps the runs whose count is above 0, and the
+# list's filter says `<count> > 0` with the 0 a literal, not a parameter: the same condition, which is
+# what lets SQLite and PostgreSQL prove the query may use the index.
+SAID_COUNTS = {"rated": "rated_count", "commented": "comment_count", "corrected": "correction_count"}
+
+
+def _where(column: str) -> dict[str, Any]:
+    return {"sqlite_where": text(f"{column} > 0"), "postgresql_where": text(f"{column} > 0")}
+
+
 class Trace(Base):
     """One run of an agent or flow. The corrections document says run; the others say trace."""
 
@@ -73,13 +87,33 @@ class Trace(Base):
         # An agent's or a flow's runs in the list's whole order, so a page of one is a keyset walk too.
         Index("ix_traces_agent_started", "agent_id", "started_at", "id"),
         Index("ix_traces_flow_started", "flow_id", "started_at", "id"),
-        # The rm surface lists newest-received first.
+        # The rm surface lists newest-received first: one project's listed runs are one ordered walk of
+        # this index (covering, so an offset skips index entries, not rows); several projects' walks merge.
+        # Partial rather than keyed on `hidden`: PostgreSQL reads `hidden = false` as `NOT hidden`, which
+        # would leave the key's order unusable, but proves the index's own condition from it.
+        Index(
+            "ix_traces_listed_project_created",
+            "project_id",
+            "created_at",
+            "id",
+            # Always false here; in the key so SQLite reads the index alone (a covering index).
+            "hidden",
+            sqlite_where=text(LISTED_WHERE["sqlite"]),
+            postgresql_where=text(LISTED_WHERE["postgresql"]),
+        ),
+        # ...and when a caller sees more projects than a merge takes, one walk of every run, filtered.
         Index("ix_traces_created", "created_at", "id"),
         # The console's list sorts by step count or status: each a keyset walk on (key, id) in a project.
         Index("ix_traces_project_steps", "project_id", "step_count", "id"),
         Index("ix_traces_project_status", "project_id", "status", "id"),
         # OTLP ingest finds a trace id's run in any project, to keep one trace in one project.
         Index("ix_traces_external_id", "external_id"),
+        # The console's "has ratings / comments / corrections" filters, newest first: each a walk of only
+        # the runs that have one. Partial, so a run nobody spoke of costs ingest nothing here.
+        *(
+            Index(f"ix_traces_project_{name}_started", "project_id", "started_at", "id", **_where(column))
+            for name, column in SAID_COUNTS.items()
+        ),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
@@ -108,6 +142,23 @@ class Trace(Base):
     # When the run was complete enough for rules and scoring to see it: at once for a run sent whole;
     # for a run assembled from OTLP spans, once no span has come for a while (otlp-ingest §8.9).
     settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # What was said about the run, kept on every write of it (`redline.traces.counts`), so the console
+    # filters by it with an index walk: unflagged ratings, comments, live corrections.
+    rated_count: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    comment_count: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    correction_count: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+
+
+class ProjectRunCount(Base):
+    """How many runs a project lists (hidden ones left out, erased ones in, as the lists show them),
+    kept as runs are stored, shown and hidden: the rm list's `total` without counting every run."""
+
+    __tablename__ = "project_run_counts"
+
+    project_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True
+    )
+    listed: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class Step(Base):

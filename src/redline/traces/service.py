@@ -10,21 +10,33 @@ Ingest writes with Core bulk inserts rather than ORM units of work: a batch of 1
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Select, Table, and_, bindparam, delete, func, select, update
+from sqlalchemy import (
+    Select,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    false,
+    func,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.orm import Session
 
-from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, new_id, utcnow
+from redline.db import Unindexed, bulk_insert, in_chunks, insert_ignoring_conflicts, new_id, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
 from redline.keyset import past, window
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
-from redline.traces import metadata_index
+from redline.traces import counts, metadata_index
 from redline.traces.models import Agent, AgentVersion, Flow, OtlpResource, OtlpScope, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
 
@@ -33,7 +45,8 @@ _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
 
 
 # Runs a list shows: all but those hidden because no span of theirs is about AI (otlp-ingest §8.4).
-LISTED = Trace.hidden.is_(False)
+# An equality (the column is NOT NULL): what both stores prove a listed-only partial index from.
+LISTED = Trace.hidden == false()
 # Runs rules, automations, scoring and learning may act on: listed, and settled (a run assembled from
 # OTLP spans settles once its trace has gone quiet, so nothing acts on half a trace).
 RULES_SEE = and_(LISTED, Trace.settled_at.is_not(None))
@@ -172,6 +185,8 @@ class _Writes:
     dropped_steps: list[dict[str, Any]] = field(default_factory=list)
     # (trace, new step count) of replaced runs that had more steps than they have now.
     trimmed: list[dict[str, Any]] = field(default_factory=list)
+    # The ids of every step that goes (dropped or trimmed): what was said about them goes with them.
+    gone_steps: list[uuid.UUID] = field(default_factory=list)
     spans: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -216,10 +231,13 @@ def _add_steps(
         else:
             if known is not None:
                 writes.dropped_steps.append({"b_id": known.id})
+                writes.gone_steps.append(known.id)
             row.update(id=new_id(), trace_id=trace_id, index=index)
             writes.new_steps.append(row)
-    if any(index >= len(steps) for index in kept):
+    trimmed = [known.id for index, known in kept.items() if index >= len(steps)]
+    if trimmed:
         writes.trimmed.append({"b_trace_id": trace_id, "b_count": len(steps)})
+        writes.gone_steps.extend(trimmed)
 
 
 @dataclass(frozen=True)
@@ -231,12 +249,23 @@ class StoredRuns:
     rows: list[dict[str, Any]]
 
 
+# Told of the steps a replaced run is about to lose, so what was said about them leaves the run's counts:
+# the annotations domain answers, through the caller, since traces sits below it.
+Dropping = Callable[[Session, Sequence[uuid.UUID]], None]
+
+
 def store_runs(
-    session: Session, actor: Actor, runs: Sequence[RunIn], *, source_format: str = "native"
+    session: Session,
+    actor: Actor,
+    runs: Sequence[RunIn],
+    *,
+    source_format: str = "native",
+    dropping: Dropping,
 ) -> StoredRuns:
     """Store runs with their steps and spans; a run whose external id exists replaces that run's content.
 
-    A replaced run keeps its id and the ids of its steps at the indexes it still has.
+    A replaced run keeps its id and the ids of its steps at the indexes it still has; `dropping` hears
+    of the others before they go.
     All or nothing: the first broken run raises before anything is written that the caller's
     transaction would keep.
     """
@@ -311,7 +340,7 @@ def store_runs(
             IngestedRun(trace_id, run.external_id, agent_id, flow_id, len(run.steps), replaced_id is not None)
         )
 
-    _write(session, writes)
+    _write(session, writes, dropping)
     metadata_index.reindex(session, {run.project_id for run in runs}, [result.id for result in results])
     return StoredRuns(results, [*writes.new_traces, *writes.replaced_traces])
 
@@ -324,10 +353,14 @@ def _update_many(session: Session, table: Table, rows: list[dict[str, Any]]) -> 
     session.execute(update(table).where(table.c.id == bindparam("b_id")).values(values), rows)
 
 
-def _write(session: Session, writes: _Writes) -> None:
+def _write(session: Session, writes: _Writes, dropping: Dropping) -> None:
     traces, steps, spans = (cast(Table, model.__table__) for model in (Trace, Step, Span))
+    if writes.gone_steps:
+        dropping(session, writes.gone_steps)
     if writes.replaced_traces:
         replaced_ids = [row["b_id"] for row in writes.replaced_traces]
+        # A run sent whole is listed: a replaced one that was hidden (an OTLP run) joins its list.
+        counts.show_or_hide(session, dict.fromkeys(replaced_ids, False))
         for chunk in in_chunks(replaced_ids):
             session.execute(delete(spans).where(spans.c.trace_id.in_(chunk)))
         if writes.trimmed:
@@ -342,6 +375,7 @@ def _write(session: Session, writes: _Writes) -> None:
         _update_many(session, steps, writes.changed_steps)
         _update_many(session, traces, writes.replaced_traces)
     bulk_insert(session, traces, writes.new_traces)
+    counts.add_listed(session, Counter(row["project_id"] for row in writes.new_traces))
     bulk_insert(session, steps, writes.new_steps)
     bulk_insert(session, spans, writes.spans)
 
@@ -465,25 +499,67 @@ def list_runs(
     return Page(views, next_cursor)
 
 
+# Projects whose newest-first walks `newest_traces` merges into one; a caller who sees more projects with
+# runs than this gets one walk of every run newest first, filtered by project.
+MAX_MERGED_PROJECTS = 32
+
+
 def newest_traces(session: Session, actor: Actor, *, limit: int, offset: int) -> tuple[list[Trace], int]:
     """A page of the traces of every project the actor can read, newest first (by when they were
     stored, then id, so the order holds as traces are re-imported), and how many there are in all.
 
-    An offset past the end is an empty page however large it is, so it never reaches the database.
+    The total is the sum of the projects' kept counts, never a count of rows. The page is read as
+    (created_at, id) keys first, from an index alone: each project's listed runs are one backward walk
+    of a partial index on (project, created_at, id), and the store merges the walks (SQLite's MERGE,
+    PostgreSQL's Merge Append), so an offset costs the index entries it skips and nothing is sorted.
+    Then only the page's rows are read. An offset past the end is an empty page however large it is,
+    so it never reaches the database.
     """
-    project_ids = [project.id for project, _ in visible_projects(session, actor)]
-    readable = and_(Trace.project_id.in_(project_ids), LISTED)
-    total = session.scalar(select(func.count()).select_from(Trace).where(readable)) or 0
+    listed = counts.listed_counts(session, [project.id for project, _ in visible_projects(session, actor)])
+    project_ids = sorted((p for p, n in listed.items() if n > 0), key=str)
+    total = sum(listed.values())
     if offset >= total:
         return [], total
-    page = session.scalars(
-        select(Trace)
-        .where(readable)
-        .order_by(Trace.created_at.desc(), Trace.id.desc())
+    dialect = session.get_bind().dialect.name
+    page = session.execute(_newest_keys(project_ids, limit, offset, dialect))
+    page_ids = [row.id for row in page]
+    found = {trace.id: trace for trace in session.scalars(select(Trace).where(Trace.id.in_(page_ids)))}
+    return [found[trace_id] for trace_id in page_ids if trace_id in found], total
+
+
+def _newest_keys(
+    project_ids: Sequence[uuid.UUID], limit: int, offset: int, dialect: str
+) -> Select[datetime, uuid.UUID]:
+    """The (created_at, id) of these projects' listed runs, newest stored first, the page at `offset`
+    (see `newest_traces`)."""
+    newest_first = (Trace.created_at.desc(), Trace.id.desc())
+    if len(project_ids) > MAX_MERGED_PROJECTS:
+        # The project and the flag checked on each row, so SQLite walks (created_at, id) rather than read
+        # every listed run of the projects to sort them.
+        everyone = select(Trace.created_at, Trace.id).where(
+            Unindexed(Trace.project_id.expression).in_(project_ids),
+            Unindexed(Trace.hidden.expression) == false(),
+        )
+        return everyone.order_by(*newest_first).limit(limit).offset(offset)
+    walks = [
+        select(Trace.created_at, Trace.id).where(Trace.project_id == project_id, LISTED)
+        for project_id in project_ids
+    ]
+    if len(walks) == 1:
+        return walks[0].order_by(*newest_first).limit(limit).offset(offset)
+    if dialect == "postgresql":
+        # PostgreSQL merges the walks (a Merge Append) only when each is an ordered subquery of its own,
+        # and no project gives the page more than `offset + limit` runs, so each stops there. SQLite
+        # merges the plain walks (MERGE (UNION ALL)), and would sort subqueries like these again.
+        stopped = [walk.order_by(*newest_first).limit(offset + limit).subquery() for walk in walks]
+        walks = [select(walk.c.created_at, walk.c.id) for walk in stopped]
+    merged = union_all(*walks).subquery("newest")
+    return (
+        select(merged.c.created_at, merged.c.id)
+        .order_by(merged.c.created_at.desc(), merged.c.id.desc())
         .limit(limit)
         .offset(offset)
     )
-    return list(page), total
 
 
 def runs_by_external_id(
@@ -512,8 +588,7 @@ def step_total(session: Session, run_ids: Sequence[uuid.UUID]) -> int:
 def project_run_count(session: Session, actor: Actor, project_id: uuid.UUID) -> int:
     """How many runs a project holds: what an export of them will write."""
     require_project_role(session, actor, project_id, "read")
-    counted = select(func.count()).select_from(Trace).where(Trace.project_id == project_id, LISTED)
-    return session.scalar(counted) or 0
+    return counts.listed_counts(session, [project_id]).get(project_id, 0)
 
 
 def iter_project_runs(

@@ -18,6 +18,7 @@ from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from redline.db import bulk_insert, in_chunks
+from redline.traces import counts as kept_counts
 from redline.traces import metadata_index
 from redline.traces.models import Agent, Step, Trace
 from redline.traces.otlp.model import DerivedRun, DerivedStep
@@ -65,6 +66,8 @@ def write_runs(
         row = _run_row(state, derived, agents, now)
         row["step_count"] = counts[state.run_id]
         rows.append({"b_id": state.run_id, **row})
+    # Shown or hidden first, through the kept counts; the update below then writes the same flag again.
+    kept_counts.show_or_hide(session, {row["b_id"]: row["hidden"] for row in rows})
     values: dict[str, Any] = {key: bindparam(f"v_{key}") for key in rows[0] if key != "b_id"}
     session.execute(
         update(cast(Table, Trace.__table__)).where(Trace.id == bindparam("b_id")).values(values),
