@@ -250,7 +250,7 @@ class Walk:
         assert answer.json()["total"] == sum(listed.values())
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, 4])
 def test_kept_counts_match_the_rows_through_every_write(harness: Harness, seed: int) -> None:
     walk = Walk(harness, seed)
     for _ in range(45):

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import cast
 
-from sqlalchemy import Table, bindparam, literal_column, select, update
+from sqlalchemy import Table, bindparam, event, literal_column, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -32,10 +32,36 @@ def has_said(name: str) -> ColumnElement[bool]:
     return _TRACES.c[SAID_COUNTS[name]] > literal_column("0")
 
 
+# The listed-run deltas of a session's transaction, written just before it commits.
+_PENDING_LISTED = "redline.listed_deltas"
+
+
 def add_listed(session: Session, deltas: Mapping[uuid.UUID, int]) -> None:
-    """Add to the projects' listed-run counts, in project order (two writers lock them alike)."""
-    rows = [{"project_id": p, "listed": d} for p, d in sorted(deltas.items(), key=lambda i: str(i[0])) if d]
-    add_to_counts(session, _COUNTS, "listed", rows)
+    """Add to the projects' listed-run counts when the transaction commits.
+
+    A project's count row is the one row every write into the project updates. Written at once, its lock
+    would be held from the first run stored to the commit, so concurrent batches into one project would
+    take turns for all that time (on PostgreSQL), and a transaction holding it while waiting for a run's
+    lock another one holds could deadlock with it. Written last, it is the last lock a transaction takes
+    (in project order), held only for the commit.
+    """
+    pending: Counter[uuid.UUID] = session.info.setdefault(_PENDING_LISTED, Counter())
+    pending.update(deltas)
+
+
+@event.listens_for(Session, "before_commit")
+def _write_listed(session: Session) -> None:
+    pending: Counter[uuid.UUID] | None = session.info.pop(_PENDING_LISTED, None)
+    if pending:
+        rows = [
+            {"project_id": p, "listed": d} for p, d in sorted(pending.items(), key=lambda i: str(i[0])) if d
+        ]
+        add_to_counts(session, _COUNTS, "listed", rows)
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget_listed(session: Session) -> None:
+    session.info.pop(_PENDING_LISTED, None)
 
 
 def show_or_hide(session: Session, hidden_by_run: Mapping[uuid.UUID, bool]) -> None:
@@ -60,7 +86,8 @@ def show_or_hide(session: Session, hidden_by_run: Mapping[uuid.UUID, bool]) -> N
 
 
 def listed_counts(session: Session, project_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, int]:
-    """The listed-run count of each of these projects that has one (a project without is at zero)."""
+    """The listed-run count of each of these projects that has one (a project without is at zero), as
+    committed: a write transaction's own changes are added when it commits."""
     found: dict[uuid.UUID, int] = {}
     for chunk in in_chunks(sorted(project_ids, key=str)):
         rows = session.execute(
