@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 from redline.db import Database
 from redline.identity import service as identity
+from redline.ingest import runs as ingest
 from redline.traces import metadata_index
-from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 from tests.cli.test_cli import invoke, ok
 from tests.conftest import run_waiting_jobs
@@ -34,7 +34,7 @@ def test_index_list_and_unindex_a_key(store_url: str, db: Database) -> None:
                 str(project.id), metadata={"customer_id": "acme"}, startedAt=datetime.now(UTC).isoformat()
             )
         )
-        traces.store_runs(session, actor, [run])
+        ingest.record_runs(session, actor, [run])
     said = ok(store_url, "projects", "index", "default", "customer_id")
     assert said == (
         "default indexes the metadata key customer_id once its runs (1 run) are indexed in the background "
