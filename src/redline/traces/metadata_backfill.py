@@ -14,12 +14,13 @@ import logging
 import uuid
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.db import Database, utcnow
 from redline.jobs.service import Claimed
 from redline.jobs.worker import JobKind, Reporter
+from redline.keyset import past
 from redline.traces.metadata_index import BACKFILL_JOB, BACKFILLING, READY, reindex_key
 from redline.traces.models import IndexedMetadataKey, Trace
 
@@ -41,8 +42,8 @@ def backfill_batch(
         return row
     query = select(Trace.id, Trace.started_at).where(Trace.project_id == row.project_id)
     if row.after_started_at is not None and row.after_id is not None:
-        at, after = row.after_started_at, row.after_id
-        query = query.where(or_(Trace.started_at > at, and_(Trace.started_at == at, Trace.id > after)))
+        after = (row.after_started_at, row.after_id)
+        query = query.where(past((Trace.started_at, Trace.id), after, descending=False))
     batch = session.execute(query.order_by(Trace.started_at, Trace.id).limit(size)).all()
     run_ids = [run_id for run_id, _ in batch]
     if run_ids and session.get_bind().dialect.name == "postgresql":

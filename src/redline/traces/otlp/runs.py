@@ -66,9 +66,10 @@ def write_runs(
         row = _run_row(state, derived, agents, now)
         row["step_count"] = counts[state.run_id]
         rows.append({"b_id": state.run_id, **row})
-    # Shown or hidden first, through the kept counts; the update below then writes the same flag again.
+    # Shown or hidden through the kept counts, which write the flag where it changes; the update below
+    # writes the rest of the row.
     kept_counts.show_or_hide(session, {row["b_id"]: row["hidden"] for row in rows})
-    values: dict[str, Any] = {key: bindparam(f"v_{key}") for key in rows[0] if key != "b_id"}
+    values: dict[str, Any] = {key: bindparam(f"v_{key}") for key in rows[0] if key not in ("b_id", "hidden")}
     session.execute(
         update(cast(Table, Trace.__table__)).where(Trace.id == bindparam("b_id")).values(values),
         [{"b_id": row["b_id"], **{f"v_{key}": row[key] for key in values}} for row in rows],
