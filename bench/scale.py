@@ -58,7 +58,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlencode
@@ -732,16 +732,11 @@ def store_size(store: Store) -> str:
     return f"{on_disk / MIB:,.0f} MiB, {free * page / MIB:,.0f} MiB of it free pages"
 
 
-def oldest_ids(store: Store, count: int) -> list[str]:
-    engine = create_engine(store.url)
-    try:
-        with engine.connect() as connection:
-            found = connection.execute(
-                text("SELECT id FROM traces ORDER BY started_at, id LIMIT :count"), {"count": count}
-            ).scalars()
-            return [str(uuid.UUID(str(ident))) for ident in found]
-    finally:
-        engine.dispose()
+def retention_days_for(count: int) -> int:
+    """The retention (whole days) whose cutoff falls nearest the start of run `count`: a pass then erases
+    about the oldest `count` runs (a day is 28,800 of them), and says how many it did."""
+    age_days = (datetime.now(UTC) - started_at(count)).total_seconds() / 86_400
+    return max(1, round(age_days))
 
 
 class Reader(threading.Thread):
@@ -762,32 +757,33 @@ class Reader(threading.Thread):
                 self.done.wait(max(0.0, 1.0 - (time.perf_counter() - sent)))
 
 
-def delete_at_size(server: Server, store: Store, count: int, routes: set[str]) -> list[Figure]:
-    """The oldest `count` runs through the removal path the tree has. There is no retention or
-    bounded-batch deletion here yet, so it is erasure, one run a request (POST /v1/runs/{id}/erase:
-    content blanked in one transaction per run, rows and annotations kept); a route that looks like
-    retention is named in the note, for the bench to drive once it lands."""
-    bounded = sorted(route for route in routes if re.search(r"retention|purge|prune", route))
-    path_note = (
-        f"not driven yet: {', '.join(bounded)}" if bounded else "no retention or bounded-batch deletion path"
-    )
-    ids = oldest_ids(store, count)
+def delete_at_size(server: Server, store: Store, api: httpx.Client, project: str, count: int) -> list[Figure]:
+    """About the oldest `count` runs erased by the project's retention: PUT a retention whose cutoff
+    falls at run `count`, then wait for the server's own worker to finish the pass (a thousand runs per
+    transaction), with one GET /v1/runs a second meanwhile; the store's size before and after."""
+    days = retention_days_for(count)
+    path = f"/v1/projects/{project}/retention"
     before = store_size(store)
-    target = server.load_target()
-    requests = [raw_request(target, "POST", f"/v1/runs/{ident}/erase", None) for ident in ids]
     reader = Reader(server)
     reader.start()
+    sent = time.perf_counter()
     with cpu_spent(server.pid) as cpu:
-        latencies, seconds = send_all(target, requests, 1)
+        api.put(path, json={"retentionDays": days}).raise_for_status()
+        while (kept := api.get(path).json())["lastPassAt"] is None:
+            time.sleep(0.5)
+    seconds = time.perf_counter() - sent
+    api.put(path, json={"retentionDays": None}).raise_for_status()
     reader.done.set()
     reader.join()
     after = store_size(store)
-    erased = requests_figure(
+    erased = int(kept["lastPassErased"])
+    figure = Figure(
         store.kind,
-        f"erase the oldest {len(ids):,} runs, one a request",
-        latencies,
+        f"retention pass erasing the oldest runs ({days} days kept)",
+        erased,
         seconds,
-        note=f"{path_note}; server CPU {cpu.server / len(ids) * 1000:.2f} ms/run; "
+        erased / seconds if seconds else None,
+        note=f"server CPU {cpu.server / max(erased, 1) * 1000:.2f} ms/run; "
         f"store {before} before, {after} after",
     )
     meanwhile = requests_figure(
@@ -797,7 +793,7 @@ def delete_at_size(server: Server, store: Store, count: int, routes: set[str]) -
         seconds,
         note=f"slowest {max(reader.latencies) * 1000:.0f} ms" if reader.latencies else "",
     )
-    return [erased, meanwhile]
+    return [figure, meanwhile]
 
 
 # ----------------------------------------------------------------------------------------- a store
@@ -862,7 +858,7 @@ def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
         if args.delete:
             print(f"{kind}: deleting {args.delete:,} runs ...", file=log)
             kept.spoil()
-            figures += delete_at_size(server, store, args.delete, routes)
+            figures += delete_at_size(server, store, api, project, args.delete)
     judge_against_first(figures, "ingest runs", "ingest runs 0-", f">= {TARGET_INGEST_SHARE:.0%} of first")
     judge_against_first(figures, "OTLP", "OTLP", f">= {TARGET_INGEST_SHARE:.0%} of empty store")
     figures += read_figures(kind, timed, metadata_note)

@@ -24,6 +24,7 @@ from redline.surfaces.corrections import (
     identity,
     indexed_keys,
     queue_rules,
+    retention,
     runs,
 )
 from redline.surfaces.corrections import groups as corrector_groups
@@ -109,6 +110,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         runs.router,
         identity.router,
         indexed_keys.router,
+        retention.router,
         agents.router,
         # The export's path must be matched before /corrections/{correctionId}.
         exports.router,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from redline.config import Settings
 from redline.db import Database
+from redline.ingest.retention import RETENTION_PASS
 from redline.ingest.settling import DERIVING, SETTLING
 from redline.jobs.worker import JobKind, JobWorker
 from redline.learning.autoscore import SCORING
@@ -17,12 +18,12 @@ from redline.llm import chat_model
 from redline.traces.metadata_backfill import BACKFILLING_JOB
 
 # The kinds with no LLM configured: feedback-derived alternatives skipped.
-JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING, SETTLING, DERIVING, BACKFILLING_JOB)
+JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING, SETTLING, DERIVING, BACKFILLING_JOB, RETENTION_PASS)
 
 
 def job_kinds(settings: Settings) -> tuple[JobKind, ...]:
     """The job kinds, training wired to the LLM of these settings."""
-    return (training_job(chat_model(settings)), SCORING, SETTLING, DERIVING, BACKFILLING_JOB)
+    return (training_job(chat_model(settings)), *JOB_KINDS[1:])
 
 
 def job_worker(database: Database, settings: Settings) -> JobWorker:

@@ -47,6 +47,11 @@ from redline.config import DEFAULT_SQLITE_CACHE_MIB
 from redline.errors import NotFound
 from redline.jsonio import dumps_text, loads
 
+# Pages that erasing frees go back to the file system when the retention pass asks (`give_back_space`)
+# instead of staying in the file for good. Takes effect only on a new file, before its first table, so it
+# is set on an empty file alone, before anything else writes; an older file changes over with
+# `redline db vacuum`.
+SQLITE_AUTO_VACUUM = "INCREMENTAL"
 # Readers never block writers and vice versa; the only mode that lets the API read during a long import.
 SQLITE_JOURNAL_MODE = "WAL"
 # In WAL, NORMAL loses at most the last transactions on power loss, never corrupts; FULL halves write speed.
@@ -167,10 +172,13 @@ def make_engine(
         # Hand transaction control to the "begin" hook below instead of the driver's own implicit BEGIN.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={int(sqlite_busy_timeout_ms)}")
+        if cursor.execute("PRAGMA page_count").fetchone()[0] == 0:
+            # Only a file with nothing in it yet: on one in use, asking would wait for the write lock.
+            cursor.execute(f"PRAGMA auto_vacuum={SQLITE_AUTO_VACUUM}")
         cursor.execute(f"PRAGMA journal_mode={SQLITE_JOURNAL_MODE}")
         cursor.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
         cursor.execute(f"PRAGMA foreign_keys={SQLITE_FOREIGN_KEYS}")
-        cursor.execute(f"PRAGMA busy_timeout={int(sqlite_busy_timeout_ms)}")
         # A negative cache_size is in KiB.
         cursor.execute(f"PRAGMA cache_size={-1024 * int(sqlite_cache_mib)}")
         cursor.close()
@@ -181,6 +189,40 @@ def make_engine(
         connection.exec_driver_sql(SQLITE_WRITE_BEGIN if write else SQLITE_READ_BEGIN)
 
     return engine
+
+
+def give_back_space(engine: Engine) -> int:
+    """Hand a SQLite file's free pages back to the file system (an incremental vacuum, outside any
+    transaction: it takes the write lock only while it truncates); how many pages it gave back. What a
+    PostgreSQL store frees is autovacuum's to reuse, so there it does nothing."""
+    if engine.dialect.name != "sqlite":
+        return 0
+    with engine.connect() as connection:
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        free = int(raw.execute("PRAGMA freelist_count").fetchone()[0])
+        if free:
+            # One statement frees one page per step: a script runs it to the end.
+            raw.executescript("PRAGMA incremental_vacuum;")
+        return free - int(raw.execute("PRAGMA freelist_count").fetchone()[0])
+
+
+def vacuum_file(engine: Engine) -> tuple[int, int]:
+    """Rewrite a SQLite file whole (VACUUM), which also turns on the incremental auto-vacuum a file made
+    before Redline set it lacks; its size in bytes before and after. Needs the file to itself for as long
+    as it takes, and free disk for a second copy."""
+    with engine.connect() as connection:
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+
+        def size() -> int:
+            pages = raw.execute("PRAGMA page_count").fetchone()[0]
+            return int(pages) * int(raw.execute("PRAGMA page_size").fetchone()[0])
+
+        before = size()
+        raw.execute(f"PRAGMA auto_vacuum={SQLITE_AUTO_VACUUM}")
+        raw.execute("VACUUM")
+        return before, size()
 
 
 # SQLite allows 32,766 bound parameters per statement; IN lists of 500 stay well inside every backend's

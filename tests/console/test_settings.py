@@ -286,3 +286,43 @@ def test_the_indexed_metadata_page_shows_a_backfill_and_refuses_with_the_service
     refused = reader.submit("/ui/settings/indexed-metadata/remove", form)
     assert refused.status_code == 403
     assert shown('This needs the admin role in project "default"; you have read.') in refused.text
+
+
+# ------------------------------------------------------------------------------------------- retention
+
+
+def test_a_project_admin_sets_a_retention_and_keeps_runs_for_good_again(
+    console: Console, http: httpx.Client
+) -> None:
+    project = console.server.project_id
+    page = console.open(f"/ui/settings/retention?project={project}")
+    expect(page.locator("#retention-now")).to_contain_text("For good")
+    form = page.get_by_role("form", name="Change retention")
+    form.get_by_label("for a number of days").check()
+    form.get_by_label("Days", exact=True).fill("30")
+    form.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_have_text(
+        "Runs keep their content for 30 days: a pass erases older runs' content within the hour."
+    )
+    expect(page.locator("#retention-now")).to_contain_text("30 days after each run started")
+    console.shoot("retention")
+    assert http.get(f"/v1/projects/{project}/retention").json()["retentionDays"] == 30
+    form = page.get_by_role("form", name="Change retention")
+    form.get_by_label("for good").check()
+    form.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_have_text("Runs keep their content for good.")
+    assert http.get(f"/v1/projects/{project}/retention").json()["retentionDays"] is None
+
+
+def test_the_retention_page_refuses_with_the_services_sentence(harness: Harness) -> None:
+    admin = console_client(harness)
+    refused = admin.submit("/ui/settings/retention", {"project": harness.project_id, "days": "soon"})
+    assert refused.status_code == 400
+    assert shown("retentionDays: give a whole number of days from 1 to 36,500, or none") in refused.text
+    reader = console_client(harness, role_token(harness, "reader", "read"))
+    seen = reader.http.get("/ui/settings/retention")
+    assert seen.status_code == 200
+    assert "Your role in this project is read: changing its retention takes admin." in seen.text
+    denied = reader.submit("/ui/settings/retention", {"project": harness.project_id, "days": "3"})
+    assert denied.status_code == 403
+    assert shown('This needs the admin role in project "default"; you have read.') in denied.text

@@ -35,7 +35,7 @@ from redline.identity.models import Project
 from redline.identity.service import Actor, authenticate
 from redline.paging import encode_cursor, time_cursor
 from redline.queues.models import ExpertItem
-from redline.traces import listing
+from redline.traces import listing, retention
 from redline.traces import service as traces
 from redline.traces.models import Agent, Trace
 from tests.conftest import ADMIN_TOKEN, bootstrap_admin, database_copy
@@ -475,6 +475,13 @@ def _queue(store: Store, deep: bool = False, **params: Any) -> Any:
     return _ok(store.client.get(path, params=params, headers=store.reader))
 
 
+def _retention_batch(store: Store) -> object:
+    """A retention pass's next batch. Its cutoff is before every seeded run, so the case erases nothing
+    of the store the others read; the plan is the one a batch at any depth gets."""
+    with store.db.write() as session:
+        return retention.erase_expired(session, store.project_id, START - timedelta(days=1))
+
+
 OTHER_CASES = [
     Case("corrections: first page", lambda s: _corrections(s), "corrections"),
     Case("corrections: deep page", lambda s: _corrections(s, True), "corrections", ("created_at", "id")),
@@ -505,6 +512,7 @@ OTHER_CASES = [
         "expert_items",
         ("added_at", "run_id"),
     ),
+    Case("retention pass: the next batch", _retention_batch, "traces"),
 ]
 
 CASES = [*RUN_CASES, *SEARCH_CASES, *CONSOLE_CASES, *OTHER_CASES]

@@ -7,6 +7,7 @@ import uuid
 import click
 
 from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
+from redline.cli.progress import progress
 from redline.identity import members as membership
 from redline.identity import service as identity
 from redline.identity.service import (
@@ -17,8 +18,9 @@ from redline.identity.service import (
     ProjectRole,
     ReviewerRole,
 )
+from redline.ingest.retention import run_pass
 from redline.sentences import counted
-from redline.traces import metadata_index
+from redline.traces import metadata_index, retention
 
 # -------------------------------------------------------------------------------------------------- users
 
@@ -222,6 +224,46 @@ def unindex_key(context: CliContext, project: str, key: str) -> None:
         target = identity.find_project(session, actor, project)
         metadata_index.remove_key(session, actor, target.id, key)
         click.echo(f"{target.name} no longer indexes the metadata key {key}.")
+
+
+@projects.command("retention")
+@click.argument("project")
+@click.option("--days", type=int, help="Keep each run's content this many days after it started.")
+@click.option("--forever", is_flag=True, help="Keep runs' content for good (no retention).")
+@click.option(
+    "--now", "erase_now", is_flag=True, help="Erase what is due here and now, not in the background."
+)
+@pass_context
+def project_retention(
+    context: CliContext, project: str, days: int | None, forever: bool, erase_now: bool
+) -> None:
+    """How long PROJECT (a name or id) keeps its runs' content; with --days or --forever, change it.
+
+    Past its retention a run's content (input, output, metadata, step and span content) is erased, as
+    `POST /v1/runs/{id}/erase` does: what people said about it stays. `redline serve` (or `redline
+    worker`) makes a pass every hour; --now makes one in this process, with its progress.
+    """
+    if days is not None and forever:
+        raise click.UsageError("Give --days or --forever, not both.")
+    with as_operator(context, write=days is not None or forever) as (session, actor):
+        target = identity.find_project(session, actor, project)
+        if days is not None or forever:
+            retention.set_retention(session, actor, target.id, None if forever else days)
+        kept = retention.get_retention(session, actor, target.id)
+        name, target_id = target.name, target.id
+    if kept.days is None:
+        click.echo(f"{name} keeps its runs' content for good.")
+    else:
+        click.echo(
+            f"{name} keeps each run's content {counted(kept.days, 'day')} after it started: "
+            f"runs that started before {when_text(kept.cutoff)} are erased."
+        )
+    if erase_now and kept.days is not None:
+        with progress(f"Erasing {name}'s runs past retention", noun="run") as shown:
+            done = run_pass(
+                context.ready_database(), target_id, lambda erased: shown.advance(erased - shown.count)
+            )
+        click.echo(f"Erased {counted(done['erased'], 'run')}.")
 
 
 # ------------------------------------------------------------------------------------------------ members

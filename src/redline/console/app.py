@@ -18,6 +18,7 @@ from redline.console.pages import (
     indexed_metadata,
     members,
     queue_rules,
+    retention,
     review,
     reward_models,
     to_fix,
@@ -44,7 +45,7 @@ def create_console(config: Settings) -> FastAPI:
         console.include_router(part.router)
     for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):
         console.include_router(correcting.router)
-    for setting in (human_reviews, members, tokens, indexed_metadata):
+    for setting in (human_reviews, members, tokens, indexed_metadata, retention):
         console.include_router(setting.router)
     console.add_middleware(ServerTimingMiddleware)
     return console

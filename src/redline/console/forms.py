@@ -43,6 +43,14 @@ def form_id(value: str | None, field: str, label: str | None = None) -> uuid.UUI
     return _typed(value, field, uuid.UUID, "an id", label)
 
 
+def form_project(value: str | None) -> uuid.UUID:
+    """The project a settings form is about (its hidden field): one must be chosen."""
+    project_id = form_id(value, "project")
+    if project_id is None:
+        raise Invalid("project: choose the project.", details={"field": "project"})
+    return project_id
+
+
 def form_number(value: str | None, field: str, label: str | None = None) -> float | None:
     """A number typed into a form; empty is none."""
     return _typed(value, field, float, "a number", label)

@@ -53,6 +53,7 @@ MENU: tuple[MenuGroup, ...] = (
             MenuItem("members", "Members", "/ui/settings/members"),
             MenuItem("tokens", "Tokens", "/ui/settings/tokens"),
             MenuItem("indexed-metadata", "Indexed metadata", "/ui/settings/indexed-metadata"),
+            MenuItem("retention", "Retention", "/ui/settings/retention"),
             MenuItem("corrector-groups", "Corrector groups", "/ui/corrections?tab=who-corrects"),
         ),
     ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint, false
+from sqlalchemy import Boolean, ForeignKey, Integer, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from redline.db import Base, UTCDateTime, new_id, utcnow
@@ -32,6 +32,8 @@ class Project(Base):
     name: Mapped[str] = mapped_column(String(200))
     # End users' corrections wait unsorted for a person unless the project sorts them like the others.
     sort_end_user_corrections: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Days a run's content is kept after it started; None keeps it for good (`redline.traces.retention`).
+    retention_days: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -118,6 +118,18 @@ def schedule(session: Session, kind: str, due: Mapping[str, tuple[dict[str, Any]
     )
 
 
+def latest(session: Session, kind: str, subject: str, state: str) -> Job | None:
+    """The newest job of this kind about this subject in this state: a recurring job's last run, or the
+    one waiting to run next."""
+    query = (
+        select(Job)
+        .where(Job.kind == kind, Job.subject == subject, Job.state == state)
+        .order_by(Job.created_at.desc(), Job.id.desc())
+        .limit(1)
+    )
+    return session.scalars(query).first()
+
+
 def waiting_count(session: Session, kind: str) -> int:
     """How many jobs of `kind` wait to be run: a backlog callers may refuse to add to."""
     query = select(func.count()).select_from(Job).where(Job.kind == kind, Job.state == QUEUED)

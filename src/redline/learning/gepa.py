@@ -27,7 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
-from redline.db import in_chunks
+from redline.db import Unindexed, in_chunks
 from redline.errors import NotFound
 from redline.identity.service import Actor, require_project_role
 from redline.keyset import past
@@ -64,9 +64,9 @@ def feedback_records(
 def _named(session: Session, project_id: uuid.UUID, trace_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
     unique = list(dict.fromkeys(trace_ids))
     for part in in_chunks(unique):
-        found = set(
-            session.scalars(select(Trace.id).where(Trace.id.in_(part), Trace.project_id == project_id))
-        )
+        # The project checked on the rows found by id: SQLite would otherwise walk the whole project.
+        in_project = Unindexed(Trace.project_id.expression) == project_id
+        found = set(session.scalars(select(Trace.id).where(Trace.id.in_(part), in_project)))
         for trace_id in part:
             if trace_id not in found:
                 raise NotFound("run", trace_id, f"Trace {trace_id} not found in the project")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -26,7 +26,7 @@ from redline.identity.service import Actor, readable_project_ids
 from redline.keyset import past, window
 from redline.paging import check_limit, decode_cursor, encode_cursor
 from redline.sentences import listed
-from redline.traces.counts import has_said
+from redline.traces.counts import has_said, listed_counts
 from redline.traces.models import Agent, Trace
 from redline.traces.service import LISTED, producer_names
 
@@ -242,8 +242,13 @@ def matching_ids(
 
 
 def count_matching(session: Session, actor: Actor, filters: ListFilters) -> int:
-    """How many traces the list shows with these filters, counted in SQL."""
-    where = _conditions(session, readable_project_ids(session, actor, filters.project_id), filters)
+    """How many traces the list shows with these filters. The whole list (no filter but the project) is
+    the projects' kept counts, read in one small query however many runs they hold; a filtered list is
+    counted in SQL, over the index its filter walks."""
+    projects = readable_project_ids(session, actor, filters.project_id)
+    if replace(filters, project_id=None) == ListFilters():
+        return sum(listed_counts(session, projects).values())
+    where = _conditions(session, projects, filters)
     return int(session.scalar(select(func.count()).select_from(Trace).where(*where)) or 0)
 
 

@@ -23,7 +23,7 @@ from sqlalchemy import ColumnElement, String, Table, and_, case, delete, func, i
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks, new_id, utcnow
+from redline.db import Unindexed, in_chunks, new_id, utcnow
 from redline.errors import Conflict, Invalid, NotFound
 from redline.identity.service import Actor, require_project_role
 from redline.jobs import service as jobs
@@ -204,7 +204,11 @@ def _copy_values(session: Session, project_id: uuid.UUID, key: str, run_ids: Col
         insert(VALUES).from_select(
             ["run_id", "key", "project_id", "value", "started_at"],
             select(Trace.id, literal(key, String), Trace.project_id, kept, Trace.started_at).where(
-                Trace.id.in_(list(run_ids)), Trace.project_id == project_id, value.is_not(None)
+                Trace.id.in_(list(run_ids)),
+                # Checked on each row found by id: SQLite, without statistics, would otherwise walk
+                # every run of the project by a project index (at a million runs, half a second a batch).
+                Unindexed(Trace.project_id.expression) == project_id,
+                value.is_not(None),
             ),
         )
     )

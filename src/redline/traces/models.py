@@ -106,6 +106,16 @@ class Trace(Base):
         # The console's list sorts by step count or status: each a keyset walk on (key, id) in a project.
         Index("ix_traces_project_steps", "project_id", "step_count", "id"),
         Index("ix_traces_project_status", "project_id", "status", "id"),
+        # The retention pass erases a project's oldest runs whose content is still there: a walk of only
+        # those, so runs it erased before cost it nothing.
+        Index(
+            "ix_traces_project_unerased_started",
+            "project_id",
+            "started_at",
+            "id",
+            sqlite_where=text("erased_at IS NULL"),
+            postgresql_where=text("erased_at IS NULL"),
+        ),
         # OTLP ingest finds a trace id's run in any project, to keep one trace in one project.
         Index("ix_traces_external_id", "external_id"),
         # The console's "has ratings / comments / corrections" filters, newest first: each a walk of only

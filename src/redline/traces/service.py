@@ -37,7 +37,8 @@ from redline.identity.service import Actor, ProjectRole, check_role, require_pro
 from redline.keyset import past, window
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.traces import counts, metadata_index
-from redline.traces.models import Agent, AgentVersion, Flow, OtlpResource, OtlpScope, Span, Step, Trace
+from redline.traces.erasure import erase_contents
+from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
@@ -635,50 +636,9 @@ def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     Takes the project's admin role: erasure is a data-protection act, not an everyday edit.
     """
     trace = readable_trace(session, actor, run_id, "admin")
-    trace.input = None
-    trace.output = None
-    trace.meta = None
-    trace.title = None
-    trace.erased_at = trace.erased_at or utcnow()
-    trace.updated_at = utcnow()
-    session.execute(
-        update(Step).where(Step.trace_id == trace.id).values(content="", tool_input=None, meta=None)
-    )
-    _erase_spans(session, trace)
-    session.flush()
-    metadata_index.reindex(session, [trace.project_id], [trace.id])
+    erase_contents(session, trace.project_id, [trace.id])
     session.expire_all()
     return _full_view(session, session.get_one(Trace, run_id))
-
-
-def _erase_spans(session: Session, trace: Trace) -> None:
-    """Span content goes with the run's: attributes, events, links and status text, and the raw store's
-    resource and scope rows once no other span of the project refers to them."""
-    was = session.execute(
-        select(Span.resource_id, Span.scope_id).where(Span.trace_id == trace.id).distinct()
-    ).all()
-    session.execute(
-        update(Span)
-        .where(Span.trace_id == trace.id)
-        .values(
-            attributes=None,
-            events=None,
-            links=None,
-            status_message=None,
-            trace_state=None,
-            resource_id=None,
-            scope_id=None,
-            # A digest of what was erased: it could confirm a guess, and it keys the span cache.
-            content_hash=None,
-        )
-    )
-    for model, column, ids in (
-        (OtlpResource, Span.resource_id, {resource for resource, _ in was if resource is not None}),
-        (OtlpScope, Span.scope_id, {scope for _, scope in was if scope is not None}),
-    ):
-        if ids:
-            still_used = select(column).where(column.in_(ids))
-            session.execute(delete(model).where(model.id.in_(ids), model.id.not_in(still_used)))
 
 
 # ------------------------------------------------------------------------------------------------ agents

@@ -10,13 +10,13 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
 
 from redline.console.deps import Changer, Db, Viewer
-from redline.console.forms import form_id, refusal
+from redline.console.forms import form_project, refusal
 from redline.console.notices import Outcome, notice, see_other
 from redline.console.projects import choose_project
 from redline.console.session import SignedIn
 from redline.console.settings_area import settings_page
 from redline.db import Database
-from redline.errors import Invalid, RedlineError
+from redline.errors import RedlineError
 from redline.traces import metadata_index
 
 router = APIRouter()
@@ -53,9 +53,7 @@ def indexed_metadata_page(request: Request, who: Viewer, db: Db, project: str | 
 
 def _changed(request: Request, who: SignedIn, db: Database, project: str, key: str, done: str) -> Response:
     try:
-        project_id = form_id(project, "project")
-        if project_id is None:
-            raise Invalid("project: choose the project.", details={"field": "project"})
+        project_id = form_project(project)
         with db.write() as session:
             if done == "declared":
                 metadata_index.declare_key(session, who.actor, project_id, key.strip())

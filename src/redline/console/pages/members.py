@@ -14,7 +14,7 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
 
 from redline.console.deps import Changer, Db, Viewer
-from redline.console.forms import form_id, refusal
+from redline.console.forms import form_id, form_project, refusal
 from redline.console.notices import Outcome, notice, see_other
 from redline.console.projects import choose_project
 from redline.console.session import SignedIn
@@ -72,13 +72,6 @@ def _back(project: str, done: str, name: str, role: str = "") -> Response:
     return see_other(BASE, {"project": project, "done": done, "name": name, "role": role})
 
 
-def _project(value: str) -> uuid.UUID:
-    project_id = form_id(value, "project")
-    if project_id is None:
-        raise Invalid("project: choose the project.", details={"field": "project"})
-    return project_id
-
-
 @router.get("/settings/members")
 def members_page(
     request: Request,
@@ -100,7 +93,7 @@ def set_role(
     added: Annotated[str, Form()] = "",
 ) -> Response:
     try:
-        project_id = _project(project)
+        project_id = form_project(project)
         with db.write() as session:
             identity.set_member(session, who.actor, project_id, user_id, _role(role))
             name = identity.find_user(session, who.actor, str(user_id)).name
@@ -132,7 +125,7 @@ def remove_member(
     request: Request, user_id: uuid.UUID, who: Changer, db: Db, project: Annotated[str, Form()]
 ) -> Response:
     try:
-        project_id = _project(project)
+        project_id = form_project(project)
         with db.write() as session:
             name = identity.find_user(session, who.actor, str(user_id)).name
             identity.remove_member(session, who.actor, project_id, user_id)
