@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from redline.identity.service import authenticate
+from redline.traces import service as traces
 from redline.traces.listing import ListFilters, TracePage, list_traces
 from redline.traces.models import Trace
 from tests.conftest import Harness
@@ -45,10 +46,15 @@ def _reader(harness: Harness, project_ids: list[str]) -> str:
     return str(made["token"])
 
 
-@pytest.fixture
-def seeded(harness: Harness) -> tuple[str, list[uuid.UUID]]:
+@pytest.fixture(params=["merged walks", "one walk"])
+def seeded(
+    harness: Harness, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, list[uuid.UUID]]:
     """Runs in three projects starting at MINUTES in each (some failed, with one to five steps), and the
-    token of a reader of two of the projects, with the ids of those two."""
+    token of a reader of two of the projects, with the ids of those two. The lists merge a walk of each
+    project, or (`one walk`, as past MAX_MERGED_PROJECTS) read them in one walk: the same answers."""
+    if request.param == "one walk":
+        monkeypatch.setattr(traces, "MAX_MERGED_PROJECTS", 1)
     made = [
         _ok(harness.client.post("/v1/projects", json={"name": n}, headers=harness.admin), 201)
         for n in ("b", "c")
