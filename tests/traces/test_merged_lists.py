@@ -1,4 +1,4 @@
-"""Lists over several projects, each read as a walk of every project merged: a page that crosses projects
+"""Lists over several projects, each read as one walk a project, merged: a page that crosses projects
 is in the list's order with ties on the key broken by id, however the list is cut into pages, and holds
 only the projects the caller reads. `GET /v1/runs` without a project, `POST /v3/traces/search` and the
 console's traces list (every sort, both ways, after and before a cursor)."""
