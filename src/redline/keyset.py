@@ -7,16 +7,23 @@ the depth). Written as a row comparison `(time, id) < (t, i)`, PostgreSQL makes 
 and SQLite a range constraint on the index's columns after its equalities, so a page deep in the list
 costs what the first does. Both stores need the index's columns in the key's order, all ascending or
 all descending, as every list here is ordered.
+
+A list over several projects is a walk of each project's index range in that order, merged (`merged`):
+`project_id IN (…)` would read every row of the projects in range and sort them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias, cast
 
-from sqlalchemy import ColumnElement, literal, tuple_
+from sqlalchemy import ColumnElement, Select, literal, select, tuple_, union_all
+from sqlalchemy.sql.elements import UnaryExpression
 
 from redline.wiretext import Column
+
+# A SELECT of any columns: one walk of a list, or the list's merged page.
+Walk: TypeAlias = Select[*tuple[Any, ...]]
 
 
 def past(columns: Sequence[Column], values: Sequence[Any], *, descending: bool) -> ColumnElement[bool]:
@@ -52,3 +59,37 @@ def window(
     if until is not None and not (edge is not None and descending and edge < until):
         conditions.append(first < until)
     return conditions
+
+
+def _ordered(columns: Sequence[Column], *, descending: bool) -> list[UnaryExpression[Any]]:
+    """The ORDER BY of a keyset list: every column the same way, as its index reads them."""
+    return [column.desc() if descending else column.asc() for column in columns]
+
+
+def merged(
+    walks: Sequence[Walk],
+    key: Sequence[Column],
+    *,
+    descending: bool,
+    limit: int,
+    offset: int = 0,
+    dialect: str,
+) -> Walk:
+    """The page at `offset` of the rows of `walks` in the order of `key` (columns every walk selects, by
+    the same names, the last unique), read without sorting: each walk is one ordered walk of an index
+    (one project's range, with the list's filters and its cursor's `window`), and the store merges them.
+
+    SQLite merges the plain walks of a UNION ALL under the ORDER BY (MERGE (UNION ALL)), and would sort
+    subqueries of them again. PostgreSQL merges them (a Merge Append) only when each is an ordered
+    subquery of its own; no walk gives the page more than `offset + limit` rows, so each stops there.
+    One walk is read as it is.
+    """
+    order = _ordered(key, descending=descending)
+    if len(walks) == 1:
+        return walks[0].order_by(*order).limit(limit).offset(offset)
+    if dialect == "postgresql":
+        stopped = [walk.order_by(*order).limit(offset + limit).subquery() for walk in walks]
+        walks = [select(*walk.c) for walk in stopped]
+    union = union_all(*walks).subquery("merged")
+    merged_order = _ordered([union.c[cast(str, column.key)] for column in key], descending=descending)
+    return select(*union.c).order_by(*merged_order).limit(limit).offset(offset)

@@ -59,17 +59,27 @@ class Store:
     peek: Database
     client: TestClient
     project_id: uuid.UUID
-    reader: dict[str, str]
+    other_id: uuid.UUID
     reader_token: str
+    # A user who reads both projects: a list without a project then merges a walk of each.
+    wide_token: str
     agent_ids: dict[str, uuid.UUID]
 
     @property
     def admin(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
-    def actor(self) -> Actor:
+    @property
+    def reader(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.reader_token}"}
+
+    @property
+    def wide(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.wide_token}"}
+
+    def actor(self, token: str | None = None) -> Actor:
         with self.db.read() as session:
-            return authenticate(session, self.reader_token)[0]
+            return authenticate(session, token or self.reader_token)[0]
 
     def nth(self, columns: tuple[Any, ...], where: Any, order: tuple[Any, ...]) -> Any:
         """The row three quarters of the way down a list's order: where a deep page's cursor points."""
@@ -84,12 +94,13 @@ def _ok(answer: Any, status: int = 200) -> Any:
     return answer.json()
 
 
-def _reader(client: TestClient, project_id: uuid.UUID) -> str:
-    """The token of a user who reads the seeded project only (an admin reads every project)."""
+def _reader(client: TestClient, name: str, *project_ids: uuid.UUID) -> str:
+    """The token of a user who reads these projects only (an admin reads every project)."""
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-    user = _ok(client.post("/v1/users", json={"name": "reader", "kind": "user"}, headers=admin), 201)
+    user = _ok(client.post("/v1/users", json={"name": name, "kind": "user"}, headers=admin), 201)
     member = {"role": "read"}
-    _ok(client.put(f"/v1/projects/{project_id}/members/{user['id']}", json=member, headers=admin))
+    for project_id in project_ids:
+        _ok(client.put(f"/v1/projects/{project_id}/members/{user['id']}", json=member, headers=admin))
     token = _ok(client.post(f"/v1/users/{user['id']}/tokens", json={"name": "t"}, headers=admin), 201)
     return str(token["token"])
 
@@ -160,11 +171,12 @@ def _template(session: Any, model: Any, where: Any) -> dict[str, Any]:
 
 def _seed(db: Database, run_ids: list[str]) -> None:
     """Copies of the templates: RUNS runs over the project's agents and versions and OTHER_RUNS in the
-    other project, and for each run an annotation, a correction, an expert-queue item (a quarter of
-    them corrected) and an audit event."""
+    other project over the same time (each starting when one of the project's does, so a list of both
+    has ties across projects), and for each run an annotation, a correction, an expert-queue item (a
+    quarter of them corrected) and an audit event."""
     with db.write() as session:
         for index, run_id in enumerate(run_ids):
-            numbers = range(index, RUNS, 6) if index < 6 else range(RUNS, RUNS + OTHER_RUNS)
+            numbers = range(index, RUNS, 6) if index < 6 else range(0, RUNS, RUNS // OTHER_RUNS)
             _copies(session, Trace.id == uuid.UUID(run_id), map(_run_copy, numbers))
         template = uuid.UUID(run_ids[0])
         annotation = _template(session, Annotation, Annotation.trace_id == template)
@@ -215,10 +227,11 @@ def store(backend: str, template: str, tmp_path_factory: pytest.TempPathFactory)
                 session.execute(text("ANALYZE"))
                 named = select(Agent.name, Agent.id).where(Agent.project_id == project_id)
                 agent_ids = dict(session.execute(named).all())
-            token = _reader(client, project_id)
+            other_id = uuid.UUID(other["id"])
+            token = _reader(client, "reader", project_id)
+            wide_token = _reader(client, "wide reader", project_id, other_id)
             peek = Database(make_engine(url))
-            reader = {"Authorization": f"Bearer {token}"}
-            yield Store(db, peek, client, project_id, reader, token, agent_ids)
+            yield Store(db, peek, client, project_id, other_id, token, wide_token, agent_ids)
             peek.dispose()
         db.dispose()
 
@@ -242,25 +255,32 @@ NEWEST_RUNS = (Trace.started_at.desc(), Trace.id.desc())
 OLDEST_RUNS = (Trace.started_at, Trace.id)
 
 
-def _runs(store: Store, where: Any = None, **params: Any) -> Any:
-    """`GET /v1/runs` in the project with `params`; `where` (a condition on traces) asks for the page
-    three quarters down the list it narrows to."""
+def _runs(store: Store, where: Any = None, *, wide: bool = False, **params: Any) -> Any:
+    """`GET /v1/runs` in the project with `params` (or, `wide`, without a project, by the reader of both);
+    `where` (a condition on traces) asks for the page three quarters down the list it narrows to."""
     if where is not None:
         at, ident = store.nth((Trace.started_at, Trace.id), and_(where, LISTED), NEWEST_RUNS)
         params["cursor"] = time_cursor(at, ident)
-    return _ok(
-        store.client.get(
-            "/v1/runs", params={"projectId": str(store.project_id), **params}, headers=store.reader
-        )
-    )
+    scope = {} if wide else {"projectId": str(store.project_id)}
+    headers = store.wide if wide else store.reader
+    return _ok(store.client.get("/v1/runs", params={**scope, **params}, headers=headers))
 
 
 def _in_project(store: Store) -> Any:
     return Trace.project_id == store.project_id
 
 
+def _in_both(store: Store) -> Any:
+    return Trace.project_id.in_([store.project_id, store.other_id])
+
+
 def _agent(store: Store, name: str = "billing-agent") -> uuid.UUID:
     return store.agent_ids[name]
+
+
+def _agents(store: Store, name: str = "support-agent") -> Any:
+    """The ids of the agents of this name in either project."""
+    return select(Agent.id).where(Agent.name == name).scalar_subquery()
 
 
 RUN_CASES = [
@@ -308,9 +328,54 @@ RUN_CASES = [
 ]
 
 
-def _search(store: Store, order: str = "desc", deep: bool = False, **body: Any) -> Any:
+WINDOW = (START + timedelta(days=3), START + timedelta(days=16))
+
+# A caller who reads both projects, listing without naming one: a walk of each project, merged.
+WIDE_RUN_CASES = [
+    Case("runs of both projects: first page", lambda s: _runs(s, wide=True), "traces"),
+    Case(
+        "runs of both projects: deep page",
+        lambda s: _runs(s, _in_both(s), wide=True),
+        "traces",
+        ("started_at", "id"),
+    ),
+    Case(
+        "runs of both projects: deep page of an agent (by name)",
+        lambda s: _runs(
+            s, and_(_in_both(s), Trace.agent_id.in_(_agents(s))), wide=True, agent="support-agent"
+        ),
+        "traces",
+        ("started_at", "id"),
+    ),
+    Case(
+        "runs of both projects: deep page of a version",
+        lambda s: _runs(s, and_(_in_both(s), Trace.agent_version == "v1"), wide=True, agentVersion="v1"),
+        "traces",
+        ("started_at", "id"),
+    ),
+    Case(
+        "runs of both projects: deep page of the failed",
+        lambda s: _runs(s, and_(_in_both(s), Trace.status == "failed"), wide=True, status="failed"),
+        "traces",
+    ),
+    Case(
+        "runs of both projects: deep page of a time window",
+        lambda s: _runs(
+            s,
+            and_(_in_both(s), Trace.started_at >= WINDOW[0], Trace.started_at < WINDOW[1]),
+            wide=True,
+            since=WINDOW[0].isoformat(),
+            until=WINDOW[1].isoformat(),
+        ),
+        "traces",
+        ("started_at", "id"),
+    ),
+]
+
+
+def _search(store: Store, order: str = "desc", deep: bool = False, wide: bool = False, **body: Any) -> Any:
     """`POST /v3/traces/search` over all the seeded time, newest first or oldest; `deep` for the page
-    three quarters down (of the unfiltered list)."""
+    three quarters down (of the unfiltered list); `wide` by the reader of both projects."""
     sent: dict[str, Any] = {
         "from": (START - timedelta(days=1)).isoformat(),
         "to": (START + timedelta(days=30)).isoformat(),
@@ -319,30 +384,40 @@ def _search(store: Store, order: str = "desc", deep: bool = False, **body: Any) 
     }
     if deep:
         keys = NEWEST_RUNS if order == "desc" else OLDEST_RUNS
-        at, ident = store.nth((Trace.started_at, Trace.id), and_(_in_project(store), LISTED), keys)
+        projects = _in_both(store) if wide else _in_project(store)
+        at, ident = store.nth((Trace.started_at, Trace.id), and_(projects, LISTED), keys)
         sent["page_token"] = encode_cursor(at.isoformat(), str(ident), order)
-    return _ok(store.client.post("/v3/traces/search", json=sent, headers=store.reader))
+    headers = store.wide if wide else store.reader
+    return _ok(store.client.post("/v3/traces/search", json=sent, headers=headers))
 
+
+FAILED = [{"field": "status", "op": "eq", "values": ["failed"]}]
 
 SEARCH_CASES = [
-    Case("/v3 search: first page", lambda s: _search(s), "traces"),
-    Case("/v3 search: deep page", lambda s: _search(s, deep=True), "traces", ("started_at", "id")),
-    Case(
-        "/v3 search: deep page, oldest first",
-        lambda s: _search(s, "asc", deep=True),
-        "traces",
-        ("started_at", "id"),
-    ),
+    case
+    for wide, of in ((False, ""), (True, " of both projects"))
+    for case in (
+        Case(f"/v3 search{of}: first page", partial(_search, wide=wide), "traces"),
+        Case(
+            f"/v3 search{of}: deep page",
+            partial(_search, deep=True, wide=wide),
+            "traces",
+            ("started_at", "id"),
+        ),
+        Case(
+            f"/v3 search{of}: deep page, oldest first",
+            partial(_search, order="asc", deep=True, wide=wide),
+            "traces",
+            ("started_at", "id"),
+        ),
+        Case(f"/v3 search{of}: page of the failed", partial(_search, wide=wide, filters=FAILED), "traces"),
+    )
+] + [
     Case(
         "/v3 search: deep page of a version",
         lambda s: _search(s, deep=True, filters=[{"field": "agent_version", "op": "eq", "values": ["v2"]}]),
         "traces",
         ("started_at", "id"),
-    ),
-    Case(
-        "/v3 search: page of the failed",
-        lambda s: _search(s, filters=[{"field": "status", "op": "eq", "values": ["failed"]}]),
-        "traces",
     ),
 ]
 
@@ -351,39 +426,49 @@ _CONSOLE_SORTS = {"started": Trace.started_at, "steps": Trace.step_count, "statu
 
 
 def _console(
-    store: Store, sort: str, *, deep: bool = False, backwards: bool = False, **filters: Any
+    store: Store,
+    sort: str,
+    *,
+    deep: bool = False,
+    backwards: bool = False,
+    wide: bool = False,
+    **filters: Any,
 ) -> listing.TracePage:
     """The console's traces list (`listing.list_traces`, as /ui/traces calls it), sorted by `sort`;
-    `deep` for the page three quarters down, or (`backwards`) the page before that one."""
+    `deep` for the page three quarters down, or (`backwards`) the page before that one; `wide` without
+    a project, by the reader of both."""
     key = sort.removeprefix("-")
     after = before = None
     if deep:
         column = _CONSOLE_SORTS[key]
         order = (column.desc(), Trace.id.desc()) if sort.startswith("-") else (column, Trace.id)
-        value, ident = store.nth((column, Trace.id), and_(_in_project(store), LISTED), order)
+        projects = _in_both(store) if wide else _in_project(store)
+        value, ident = store.nth((column, Trace.id), and_(projects, LISTED), order)
         text_value = value.isoformat() if isinstance(value, datetime) else str(value)
         cursor = encode_cursor(text_value, str(ident))
         after, before = (None, cursor) if backwards else (cursor, None)
-    chosen = listing.ListFilters(project_id=store.project_id, **filters)
+    chosen = listing.ListFilters(project_id=None if wide else store.project_id, **filters)
+    actor = store.actor(store.wide_token if wide else None)
     with store.db.read() as session:
-        return listing.list_traces(session, store.actor(), chosen, sort=sort, after=after, before=before)
+        return listing.list_traces(session, actor, chosen, sort=sort, after=after, before=before)
 
 
 CONSOLE_CASES = [
     case
+    for wide, of in ((False, ""), (True, " of both projects"))
     for key, column in (("started", "started_at"), ("steps", "step_count"), ("status", "status"))
     for sort in (f"-{key}", key)
     for case in (
-        Case(f"console traces by {sort}: first page", partial(_console, sort=sort), "traces"),
+        Case(f"console traces{of} by {sort}: first page", partial(_console, sort=sort, wide=wide), "traces"),
         Case(
-            f"console traces by {sort}: deep page",
-            partial(_console, sort=sort, deep=True),
+            f"console traces{of} by {sort}: deep page",
+            partial(_console, sort=sort, deep=True, wide=wide),
             "traces",
             (column, "id"),
         ),
         Case(
-            f"console traces by {sort}: the page before a deep one",
-            partial(_console, sort=sort, deep=True, backwards=True),
+            f"console traces{of} by {sort}: the page before a deep one",
+            partial(_console, sort=sort, deep=True, backwards=True, wide=wide),
             "traces",
             (column, "id"),
         ),
@@ -399,6 +484,31 @@ CONSOLE_CASES = [
     Case(
         "console traces in a window",
         lambda s: _console(s, "-started", since=START, until=START + timedelta(days=13)),
+        "traces",
+    ),
+    Case(
+        "console traces of both projects of an agent",
+        lambda s: _console(s, "-started", wide=True, agent="support-agent"),
+        "traces",
+    ),
+    Case(
+        "console traces of both projects that failed",
+        lambda s: _console(s, "-started", wide=True, status="failed"),
+        "traces",
+    ),
+    Case(
+        "console traces of both projects in a window",
+        lambda s: _console(s, "-started", wide=True, since=WINDOW[0], until=WINDOW[1]),
+        "traces",
+    ),
+    Case(
+        "console traces of both projects that were rated",
+        lambda s: _console(s, "-started", wide=True, has_ratings=True),
+        "traces",
+    ),
+    Case(
+        "console traces of both projects that were commented on",
+        lambda s: _console(s, "-started", wide=True, has_comments=True),
         "traces",
     ),
 ]
@@ -515,7 +625,13 @@ OTHER_CASES = [
     Case("retention pass: the next batch", _retention_batch, "traces"),
 ]
 
-CASES = [*RUN_CASES, *SEARCH_CASES, *CONSOLE_CASES, *OTHER_CASES]
+CASES = [
+    *RUN_CASES,
+    *WIDE_RUN_CASES,
+    *SEARCH_CASES,
+    *CONSOLE_CASES,
+    *OTHER_CASES,
+]
 
 
 def _plans(store: Store, statement: Statement, *, page: bool) -> list[Plan]:

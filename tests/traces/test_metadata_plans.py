@@ -1,6 +1,7 @@
 """The plan a declared-key search runs: a walk of the side table's index in the list's order, never the
 traces' JSON and never a sort, on a store big enough for the planners to mean it (20,000 runs, ANALYZE;
-PostgreSQL also with sequential scans off, since it scans small tables whatever their indexes)."""
+PostgreSQL also with sequential scans off, since it scans small tables whatever their indexes), in one
+project and merged over two."""
 
 from __future__ import annotations
 
@@ -20,13 +21,17 @@ RUNS = 20_000
 CUSTOMERS = 20
 
 
-def _seed(harness: Harness) -> None:
+def _seed(harness: Harness) -> str:
+    """RUNS runs over two projects (the harness's and a second, alternating in time), both indexing
+    `customer_id`; the second project's id."""
+    second = harness.client.post("/v1/projects", json={"name": "second"}, headers=harness.admin)
+    assert second.status_code == 201, second.text
+    projects = [uuid.UUID(harness.project_id), uuid.UUID(second.json()["id"])]
     start = datetime(2026, 1, 1, tzinfo=UTC)
-    project = uuid.UUID(harness.project_id)
     rows = [
         {
             "id": uuid.uuid4(),
-            "project_id": project,
+            "project_id": projects[n % 2],
             "external_id": f"r{n}",
             "status": "completed",
             "source_format": "native",
@@ -38,15 +43,17 @@ def _seed(harness: Harness) -> None:
     ]
     with harness.db.write() as session:
         session.execute(insert(cast(Table, Trace.__table__)), rows)
-    made = harness.client.post(
-        f"/v1/projects/{harness.project_id}/indexed-metadata-keys",
-        json={"key": "customer_id"},
-        headers=harness.admin,
-    )
-    assert made.status_code == 201, made.text
-    assert run_waiting_jobs(harness.db) == 1
+    for project in projects:
+        made = harness.client.post(
+            f"/v1/projects/{project}/indexed-metadata-keys",
+            json={"key": "customer_id"},
+            headers=harness.admin,
+        )
+        assert made.status_code == 201, made.text
+    assert run_waiting_jobs(harness.db) == 2
     with harness.db.engine.begin() as connection:
         connection.exec_driver_sql("ANALYZE")
+    return str(projects[1])
 
 
 def _search_statement(harness: Harness, filters: list[dict[str, Any]]) -> tuple[str, Any]:
@@ -77,13 +84,8 @@ def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield from _nodes(child)
 
 
-def test_a_declared_key_search_walks_the_side_tables_index(harness: Harness, backend: str) -> None:
-    _seed(harness)
-    # The contrast that makes the plan below mean something: a key not declared reads the runs' JSON.
-    undeclared, _ = _search_statement(harness, [{"field": "metadata.n", "op": "neq", "values": ["-1"]}])
-    assert "run_metadata_values" not in undeclared
-    assert ("json_extract" if backend == "sqlite" else "->>") in undeclared.lower()
-    statement, parameters = _search_statement(harness, [{"field": "metadata.customer_id", "values": ["c7"]}])
+def _check_walks_the_side_table(harness: Harness, backend: str, statement: str, parameters: Any) -> None:
+    """The statement walks the side table's index (one walk, or one a project merged) and sorts nothing."""
     with harness.db.engine.connect() as connection:
         if backend == "sqlite":
             plan = [
@@ -105,3 +107,22 @@ def test_a_declared_key_search_walks_the_side_tables_index(harness: Harness, bac
             assert not any(
                 node.get("Relation Name") == "traces" and "Seq" in node["Node Type"] for node in nodes
             )
+
+
+def test_a_declared_key_search_walks_the_side_tables_index(harness: Harness, backend: str) -> None:
+    second = _seed(harness)
+    # The contrast that makes the plan below mean something: a key not declared reads the runs' JSON.
+    undeclared, _ = _search_statement(harness, [{"field": "metadata.n", "op": "neq", "values": ["-1"]}])
+    assert "run_metadata_values" not in undeclared
+    assert ("json_extract" if backend == "sqlite" else "->>") in undeclared.lower()
+    customer = {"field": "metadata.customer_id", "values": ["c7"]}
+    # Both projects (the admin reads every one): a walk of each project's range of the index, merged.
+    statement, parameters = _search_statement(harness, [customer])
+    assert "UNION ALL" in statement
+    _check_walks_the_side_table(harness, backend, statement, parameters)
+    # One project: one walk.
+    statement, parameters = _search_statement(
+        harness, [customer, {"field": "project_id", "values": [second]}]
+    )
+    assert "UNION ALL" not in statement
+    _check_walks_the_side_table(harness, backend, statement, parameters)

@@ -18,14 +18,15 @@ from sqlalchemy.orm import Session
 
 from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor, visible_projects
-from redline.keyset import past, window
+from redline.keyset import Walk, merged, past, window
 from redline.paging import decode_cursor, encode_cursor
 from redline.reviews.said import Said, on_span, said_about
 from redline.reviews.schemas import TraceFilterIn, TraceSearchIn
 from redline.reviews.targets import find_target, span_not_found, trace_id_of
 from redline.traces import metadata_index
 from redline.traces.models import Agent, Span, Trace
-from redline.traces.service import LISTED, producer_names, readable_trace
+from redline.traces.service import LISTED, each_project, producer_names, readable_trace, traces_in_order
+from redline.wiretext import Column
 
 DEFAULT_SPAN_LIMIT = 50
 MAX_SPAN_LIMIT = 200
@@ -215,10 +216,9 @@ def _one_of(column: Any, values: Sequence[Any]) -> ColumnElement[bool]:
 
 @dataclass(frozen=True)
 class _Scope:
-    """Where a search looks: the projects the actor can read, those of them its filters leave, and the
-    metadata keys indexed and ready in all of these."""
+    """Where a search looks: the projects the actor can read that its filters leave (a walk of each), and
+    the metadata keys indexed and ready in all of these."""
 
-    visible: list[uuid.UUID]
     project_ids: list[uuid.UUID]
     indexed: set[str]
 
@@ -266,8 +266,7 @@ def _condition(condition: TraceFilterIn, scope: _Scope, unindexed: list[str]) ->
 def _scope(session: Session, actor: Actor, body: TraceSearchIn) -> _Scope:
     """The projects a search reads (those the actor can read, narrowed by project_id filters it must
     meet), and which of the metadata keys it filters on each of them has indexed and ready."""
-    visible = [project.id for project, _ in visible_projects(session, actor)]
-    project_ids = visible
+    project_ids = [project.id for project, _ in visible_projects(session, actor)]
     filters = body.filters or []
     if body.filter_operator != "or":
         for condition in filters:
@@ -275,7 +274,7 @@ def _scope(session: Session, actor: Actor, body: TraceSearchIn) -> _Scope:
                 named = set(_uuids(condition.values, condition.field))
                 project_ids = [project_id for project_id in project_ids if project_id in named]
     keys = {key for condition in filters if (key := _metadata_key(condition.field)) is not None}
-    return _Scope(visible, project_ids, metadata_index.ready_keys(session, project_ids, keys))
+    return _Scope(project_ids, metadata_index.ready_keys(session, project_ids, keys))
 
 
 def _driver(body: TraceSearchIn, scope: _Scope) -> TraceFilterIn | None:
@@ -309,10 +308,31 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> Found:
     """Traces the actor can read that started in [from, to), newest first unless sorted otherwise.
 
     A filter on a metadata key the projects index (and have ready) reads the side table; one of them
-    that every answer must meet drives the search, its index walked in the list's order.
+    that every answer must meet drives the search, its index walked in the list's order. The page is read
+    as keys first, a walk of each project merged (`keyset.merged`), then its rows.
     """
     if body.to <= body.from_:
         raise Invalid("to must be later than from.", details={"field": "to"})
+    order = _order(body)
+    scope = _scope(session, actor, body)
+    driver = _driver(body, scope)
+    unindexed: list[str] = []
+    where = _narrowed(body, scope, driver, unindexed)
+    walk, key, project = _walk(driver)
+    cursor = _cursor(body.page_token, order) if body.page_token else None
+    where.extend(window(key, body.from_, body.to, cursor, descending=order == "desc"))
+    walks = [walk.where(condition, *where) for condition in each_project(scope.project_ids, project)]
+    dialect = session.get_bind().dialect.name
+    page = merged(walks, key, descending=order == "desc", limit=body.limit + 1, dialect=dialect)
+    keys = session.execute(page).all()
+    traces = traces_in_order(session, [trace_id for _, trace_id in keys[: body.limit]])
+    more = len(keys) > body.limit
+    token = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id), order) if more else None
+    return Found(_views(session, traces), token, unindexed)
+
+
+def _order(body: TraceSearchIn) -> str:
+    """`desc` (newest first) or `asc`, as the search's last sort says; only the start time sorts."""
     order = "desc"
     for sort in body.sort or []:
         if sort.field not in ("started_at", "start_time"):
@@ -320,54 +340,58 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> Found:
                 f'sort: traces are sorted by started_at, not "{sort.field}".', details={"field": "sort"}
             )
         order = sort.order
-    scope = _scope(session, actor, body)
-    driver = _driver(body, scope)
-    started_at: Any = Trace.started_at
-    run_id: Any = Trace.id
-    query = select(Trace).where(Trace.project_id.in_(scope.visible), LISTED)
-    if driver is not None:
-        values = metadata_index.VALUES.c
-        started_at, run_id = values.started_at, values.run_id
-        query = query.join(metadata_index.VALUES, values.run_id == Trace.id).where(
-            _one_of(values.project_id, scope.project_ids),
-            values.key == _metadata_key(driver.field),
-            _one_of(values.value, driver.values),
-        )
-    unindexed: list[str] = []
+    return order
+
+
+def _narrowed(
+    body: TraceSearchIn, scope: _Scope, driver: TraceFilterIn | None, unindexed: list[str]
+) -> list[ColumnElement[bool]]:
+    """What every walk of a search keeps, within a project: listed runs its filters (but the driver,
+    which its walk reads) and its text query keep. The filters walked without an index go to `unindexed`."""
+    where: list[ColumnElement[bool]] = [LISTED]
     conditions = [
         _condition(condition, scope, unindexed) for condition in body.filters or [] if condition is not driver
     ]
     if conditions:
-        query = query.where(or_(*conditions) if body.filter_operator == "or" else and_(true(), *conditions))
+        where.append(or_(*conditions) if body.filter_operator == "or" else and_(true(), *conditions))
     if body.query:
         text = body.query.lower()
-        query = query.where(
+        where.append(
             or_(
                 func.lower(Trace.title).contains(text, autoescape=True),
                 func.lower(Trace.external_id).contains(text, autoescape=True),
             )
         )
-    cursor: tuple[datetime, uuid.UUID] | None = None
-    if body.page_token:
-        at_text, after, token_order = decode_cursor(body.page_token, 3)
-        try:
-            at, after_id = datetime.fromisoformat(at_text), uuid.UUID(after)
-        except ValueError:
-            raise Invalid(
-                f'"{body.page_token}" is not a page_token this search gave out.',
-                details={"field": "page_token"},
-            ) from None
-        if token_order != order:
-            raise Invalid(
-                "page_token: it belongs to a search sorted the other way.", details={"field": "page_token"}
-            )
-        cursor = (at, after_id)
-    query = query.where(
-        *window((started_at, run_id), body.from_, body.to, cursor, descending=order == "desc")
+    return where
+
+
+def _walk(driver: TraceFilterIn | None) -> tuple[Walk, tuple[Column, Column], Column]:
+    """What each walk of a search reads, its key (start time, run id) and the project column it is walked
+    by: the runs' (project, started) index, or with a driver the side table's index of the driver's key
+    and values, joined to the runs."""
+    if driver is None:
+        return select(Trace.started_at, Trace.id), (Trace.started_at, Trace.id), Trace.project_id
+    values = metadata_index.VALUES.c
+    walk = (
+        select(values.started_at, values.run_id)
+        .select_from(Trace)
+        .join(metadata_index.VALUES, values.run_id == Trace.id)
+        .where(values.key == _metadata_key(driver.field), _one_of(values.value, driver.values))
     )
-    keys = (started_at.desc(), run_id.desc()) if order == "desc" else (started_at, run_id)
-    traces = list(session.scalars(query.order_by(*keys).limit(body.limit + 1)))
-    more = len(traces) > body.limit
-    traces = traces[: body.limit]
-    token = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id), order) if more else None
-    return Found(_views(session, traces), token, unindexed)
+    return walk, (values.started_at, values.run_id), values.project_id
+
+
+def _cursor(page_token: str, order: str) -> tuple[datetime, uuid.UUID]:
+    """The (start time, id) a page token carries; refused when it is not one or was sorted the other way."""
+    at_text, after, token_order = decode_cursor(page_token, 3)
+    try:
+        at, after_id = datetime.fromisoformat(at_text), uuid.UUID(after)
+    except ValueError:
+        raise Invalid(
+            f'"{page_token}" is not a page_token this search gave out.', details={"field": "page_token"}
+        ) from None
+    if token_order != order:
+        raise Invalid(
+            "page_token: it belongs to a search sorted the other way.", details={"field": "page_token"}
+        )
+    return at, after_id

@@ -23,12 +23,12 @@ from redline.annotations.service import TraceCounts, counts
 from redline.corrections.models import COUNTED, Correction
 from redline.errors import Invalid
 from redline.identity.service import Actor, readable_project_ids
-from redline.keyset import past, window
+from redline.keyset import merged, past, window
 from redline.paging import check_limit, decode_cursor, encode_cursor
 from redline.sentences import listed
 from redline.traces.counts import has_said, listed_counts
 from redline.traces.models import Agent, Trace
-from redline.traces.service import LISTED, producer_names
+from redline.traces.service import LISTED, each_project, producer_names
 
 SortKey = Literal["started", "steps", "status"]
 # The columns a list may sort by: each is a column of the trace itself, so a page is one ordered walk.
@@ -112,11 +112,18 @@ def _has(condition: ColumnElement[bool], wanted: bool | None) -> ColumnElement[b
 
 
 def _conditions(
+    session: Session, projects: list[uuid.UUID], filters: ListFilters
+) -> list[ColumnElement[bool]]:
+    """The WHERE of the list over these projects, read in id order or counted."""
+    return [Trace.project_id.in_(projects), *_narrowed(session, projects, filters)]
+
+
+def _narrowed(
     session: Session, projects: list[uuid.UUID], filters: ListFilters, *, windowed: bool = True
 ) -> list[ColumnElement[bool]]:
-    """The WHERE of the list (without the since/until window unless `windowed`). An agent is matched by
-    its ids (few), so the (agent, started) index serves."""
-    where: list[ColumnElement[bool]] = [Trace.project_id.in_(projects), LISTED]
+    """The WHERE of the list within a project's runs (without the since/until window unless `windowed`).
+    An agent is matched by its ids (few), so the (agent, started) index serves."""
+    where: list[ColumnElement[bool]] = [LISTED]
     if filters.agent:
         agent_ids = list(
             session.scalars(
@@ -193,7 +200,7 @@ def list_traces(
     key, descending = parse_sort(sort)
     column = _SORT_COLUMNS[key]
     projects = readable_project_ids(session, actor, filters.project_id)
-    where = _conditions(session, projects, filters, windowed=False)
+    where = _narrowed(session, projects, filters, windowed=False)
     # Reading backwards (the page before a cursor) walks the same order reversed, then turns it round.
     backwards = before is not None and after is None
     walk_descending = descending != backwards
@@ -206,9 +213,11 @@ def list_traces(
         where.extend(window((Trace.started_at,), *bounds, None, descending=walk_descending))
         if edge is not None:
             where.append(past((column, Trace.id), edge, descending=walk_descending))
-    query = select(*_COLUMNS).where(*where)
-    order = (column.desc(), Trace.id.desc()) if walk_descending else (column.asc(), Trace.id.asc())
-    rows = list(session.execute(query.order_by(*order).limit(limit + 1)))
+    # A walk of each project's index in the sort's order, merged.
+    walks = [select(*_COLUMNS).where(condition, *where) for condition in each_project(projects)]
+    dialect = session.get_bind().dialect.name
+    page = merged(walks, (column, Trace.id), descending=walk_descending, limit=limit + 1, dialect=dialect)
+    rows = list(session.execute(page))
     more = len(rows) > limit
     rows = rows[:limit]
     if backwards:

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol, cast
 
 from sqlalchemy import (
+    ColumnElement,
     Select,
     Table,
     and_,
@@ -25,7 +26,6 @@ from sqlalchemy import (
     false,
     func,
     select,
-    union_all,
     update,
 )
 from sqlalchemy.orm import Session
@@ -34,12 +34,13 @@ from redline.db import Unindexed, bulk_insert, in_chunks, insert_ignoring_confli
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
-from redline.keyset import past, window
+from redline.keyset import merged, past, window
 from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.traces import counts, metadata_index
 from redline.traces.erasure import erase_contents
 from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
+from redline.wiretext import Column
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
 _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
@@ -457,11 +458,16 @@ def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     return _full_view(session, readable_trace(session, actor, run_id, "read"))
 
 
+# The runs list's order (newest first) and its cursor's key.
+_STARTED = (Trace.started_at, Trace.id)
+
+
 def _filtered(
-    actor_projects: list[uuid.UUID], filters: RunFilters, cursor: tuple[datetime, uuid.UUID] | None
-) -> Select[Trace]:
-    """The runs the filters keep, newest first past `cursor` (the page's start; None for the first)."""
-    query = select(Trace).where(Trace.project_id.in_(actor_projects), LISTED)
+    projects: ColumnElement[bool], filters: RunFilters, cursor: tuple[datetime, uuid.UUID] | None
+) -> Select[datetime, uuid.UUID]:
+    """The (started_at, id) of the runs of `projects` the filters keep, newest first past `cursor` (the
+    page's start; None for the first)."""
+    query = select(*_STARTED).where(projects, LISTED)
     if filters.agent_id:
         query = query.where(Trace.agent_id == filters.agent_id)
     if filters.agent:
@@ -472,23 +478,27 @@ def _filtered(
         query = query.where(Trace.agent_version == filters.agent_version)
     if filters.statuses:
         query = query.where(Trace.status.in_(filters.statuses))
-    newest_first = (Trace.started_at, Trace.id)
-    return query.where(*window(newest_first, filters.since, filters.until, cursor, descending=True))
+    return query.where(*window(_STARTED, filters.since, filters.until, cursor, descending=True))
 
 
 def list_runs(
     session: Session, actor: Actor, filters: RunFilters, *, limit: int = 50, cursor: str | None = None
 ) -> Page[RunView]:
-    """Runs newest first (by start time), without steps and spans; one project or all the actor sees."""
+    """Runs newest first (by start time), without steps and spans; one project or all the actor sees.
+
+    The page is read as keys first, a walk of each project merged (`keyset.merged`), then its rows.
+    """
     check_limit(limit)
     if filters.project_id is not None:
         project_ids = [require_project_role(session, actor, filters.project_id, "read").id]
     else:
         project_ids = [project.id for project, _ in visible_projects(session, actor)]
-    query = _filtered(project_ids, filters, decode_time_cursor(cursor) if cursor else None)
-    traces = list(session.scalars(query.order_by(Trace.started_at.desc(), Trace.id.desc()).limit(limit + 1)))
-    more = len(traces) > limit
-    traces = traces[:limit]
+    edge = decode_time_cursor(cursor) if cursor else None
+    walks = [_filtered(condition, filters, edge) for condition in each_project(project_ids)]
+    dialect = session.get_bind().dialect.name
+    keys = session.execute(merged(walks, _STARTED, descending=True, limit=limit + 1, dialect=dialect)).all()
+    more = len(keys) > limit
+    traces = traces_in_order(session, [row.id for row in keys[:limit]])
     agents, flows = producer_names(session, traces)
     views = [
         RunView(
@@ -500,9 +510,26 @@ def list_runs(
     return Page(views, next_cursor)
 
 
-# Projects whose newest-first walks `newest_traces` merges into one; a caller who sees more projects with
-# runs than this gets one walk of every run newest first, filtered by project.
+def traces_in_order(session: Session, trace_ids: Sequence[uuid.UUID]) -> list[Trace]:
+    """These traces, in the order given: the rows of a page read as keys first (those gone since left out)."""
+    found = {trace.id: trace for trace in session.scalars(select(Trace).where(Trace.id.in_(trace_ids)))}
+    return [found[trace_id] for trace_id in trace_ids if trace_id in found]
+
+
+# Projects whose walks a list merges into one (`keyset.merged`); a caller who sees more projects (with
+# runs, for `newest_traces`) than this gets one walk of them all, filtered by project.
 MAX_MERGED_PROJECTS = 32
+
+
+def each_project(
+    project_ids: Sequence[uuid.UUID], column: Column = Trace.project_id
+) -> list[ColumnElement[bool]]:
+    """The project condition of each walk of a list over these projects: one project a walk, so each walk
+    is a range of its index the store merges with the others in order; past MAX_MERGED_PROJECTS (or with
+    none) a single walk of them all. `column` is the project of the table the walks drive from."""
+    if not project_ids or len(project_ids) > MAX_MERGED_PROJECTS:
+        return [column.in_(project_ids)]
+    return [column == project_id for project_id in project_ids]
 
 
 def newest_traces(session: Session, actor: Actor, *, limit: int, offset: int) -> tuple[list[Trace], int]:
@@ -523,9 +550,7 @@ def newest_traces(session: Session, actor: Actor, *, limit: int, offset: int) ->
         return [], total
     dialect = session.get_bind().dialect.name
     page = session.execute(_newest_keys(project_ids, limit, offset, dialect))
-    page_ids = [row.id for row in page]
-    found = {trace.id: trace for trace in session.scalars(select(Trace).where(Trace.id.in_(page_ids)))}
-    return [found[trace_id] for trace_id in page_ids if trace_id in found], total
+    return traces_in_order(session, [row.id for row in page]), total
 
 
 def _newest_keys(
@@ -533,34 +558,19 @@ def _newest_keys(
 ) -> Select[datetime, uuid.UUID]:
     """The (created_at, id) of these projects' listed runs, newest stored first, the page at `offset`
     (see `newest_traces`)."""
-    newest_first = (Trace.created_at.desc(), Trace.id.desc())
+    key = (Trace.created_at, Trace.id)
     if len(project_ids) > MAX_MERGED_PROJECTS:
         # The project and the flag checked on each row, so SQLite walks (created_at, id) rather than read
         # every listed run of the projects to sort them.
-        everyone = select(Trace.created_at, Trace.id).where(
-            Unindexed(Trace.project_id.expression).in_(project_ids),
-            Unindexed(Trace.hidden.expression) == false(),
-        )
-        return everyone.order_by(*newest_first).limit(limit).offset(offset)
-    walks = [
-        select(Trace.created_at, Trace.id).where(Trace.project_id == project_id, LISTED)
-        for project_id in project_ids
-    ]
-    if len(walks) == 1:
-        return walks[0].order_by(*newest_first).limit(limit).offset(offset)
-    if dialect == "postgresql":
-        # PostgreSQL merges the walks (a Merge Append) only when each is an ordered subquery of its own,
-        # and no project gives the page more than `offset + limit` runs, so each stops there. SQLite
-        # merges the plain walks (MERGE (UNION ALL)), and would sort subqueries like these again.
-        stopped = [walk.order_by(*newest_first).limit(offset + limit).subquery() for walk in walks]
-        walks = [select(walk.c.created_at, walk.c.id) for walk in stopped]
-    merged = union_all(*walks).subquery("newest")
-    return (
-        select(merged.c.created_at, merged.c.id)
-        .order_by(merged.c.created_at.desc(), merged.c.id.desc())
-        .limit(limit)
-        .offset(offset)
-    )
+        walks = [
+            select(*key).where(
+                Unindexed(Trace.project_id.expression).in_(project_ids),
+                Unindexed(Trace.hidden.expression) == false(),
+            )
+        ]
+    else:
+        walks = [select(*key).where(condition, LISTED) for condition in each_project(project_ids)]
+    return merged(walks, key, descending=True, limit=limit, offset=offset, dialect=dialect)
 
 
 def runs_by_external_id(
