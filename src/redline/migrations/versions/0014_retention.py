@@ -29,5 +29,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_index("ix_traces_project_unerased_started", table_name="traces")
-    with op.batch_alter_table("projects") as batch:
-        batch.drop_column("retention_days")
+    # DROP COLUMN in place (SQLite 3.35 and later), as 0010 does: a batch copy of `projects` would drop
+    # the table, and with it, by its cascades, every run.
+    op.drop_column("projects", "retention_days")
