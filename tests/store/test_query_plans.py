@@ -529,10 +529,10 @@ def _corrections(store: Store, deep: bool = False, **params: Any) -> Any:
     return _ok(store.client.get("/v1/corrections", params={**scope, **params}, headers=store.reader))
 
 
-def _export_pages(store: Store) -> None:
-    """Two pages of a corrections export of one agent, as `GET /v1/corrections/export` reads them (the
-    second after the keyset of the first)."""
-    filters = corrections.CorrectionFilters(project_id=store.project_id, agent_id=_agent(store))
+def _export_pages(store: Store, **window: datetime) -> None:
+    """Two pages of a corrections export of one agent (in a `since`/`until` window, if given), as
+    `GET /v1/corrections/export` reads them (the second after the keyset of the first)."""
+    filters = corrections.CorrectionFilters(project_id=store.project_id, agent_id=_agent(store), **window)
     with store.db.read() as session:
         first = corrections.export_page(session, store.actor(), filters, None, chunk=50)
         corrections.export_page(session, store.actor(), filters, export_keyset(first[-1]), chunk=50)
@@ -603,6 +603,12 @@ OTHER_CASES = [
     ),
     Case("corrections export: a page after the first", _export_pages, "corrections", ("created_at", "id")),
     Case(
+        "corrections export: a page after the first, in a time window",
+        lambda s: _export_pages(s, since=START - timedelta(days=1), until=START + timedelta(days=400)),
+        "corrections",
+        ("created_at", "id"),
+    ),
+    Case(
         "annotations export: a page after the first", _annotation_export, "annotations", ("created_at", "id")
     ),
     Case("runs export: a chunk after the first", _run_export, "traces", ("started_at", "id")),
@@ -610,6 +616,12 @@ OTHER_CASES = [
     Case("audit events: deep page", lambda s: _audit(s, True), "audit_events", ("at", "id")),
     Case("expert queue: first page", lambda s: _queue(s), "expert_items"),
     Case("expert queue: deep page", lambda s: _queue(s, True), "expert_items", ("added_at", "run_id")),
+    Case(
+        "expert queue: deep page added after a time",
+        lambda s: _queue(s, True, addedAfter=(START - timedelta(days=1)).isoformat()),
+        "expert_items",
+        ("added_at", "run_id"),
+    ),
     Case(
         "expert queue: deep page of the open",
         lambda s: _queue(s, True, state="open"),

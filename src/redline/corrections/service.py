@@ -307,7 +307,10 @@ def export_page(
     Each page is one walk down an index from the keyset (a row value, usable as an index range).
     """
     dialect = session.get_bind().dialect.name
-    query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters)
+    # Past the first page the keyset implies `until` (the walk comes from that side), and SQLite given
+    # both would seek from `until` and filter every row down to the keyset.
+    bounded = replace(filters, until=None) if after is not None else filters
+    query = filtered(actor, readable_project_ids(session, actor, filters.project_id), bounded)
     query = query.with_only_columns(*export_columns(dialect))
     if after is not None:
         query = query.where(past(keyset_columns(dialect), after, descending=True))

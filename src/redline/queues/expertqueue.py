@@ -28,7 +28,7 @@ from redline.groups.models import CorrectorGroup
 from redline.identity.service import Actor, holds, project_role, require_project_role
 from redline.idpages import IdPage, id_page
 from redline.jsonio import iso
-from redline.keyset import past
+from redline.keyset import window
 from redline.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
 from redline.queues.expert import DISMISSED, OPEN, STATES
 from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule
@@ -213,15 +213,17 @@ def list_items(
     `limit` 0 counts only."""
     if not 0 <= limit <= MAX_LIMIT:
         raise Invalid(f"limit is from 0 to {MAX_LIMIT}.", details={"field": "limit"})
-    where, may_write = _matching(session, actor, project_id, filters)
-    total = session.scalar(select(func.count()).select_from(ExpertItem).where(*where)) or 0
+    # `addedAfter` bounds the walk's own order: `window` joins it to the cursor, so a deep page seeks.
+    where, may_write = _matching(session, actor, project_id, replace(filters, added_after=None))
+    since = filters.added_after
+    counted = [*where, ExpertItem.added_at >= since] if since is not None else where
+    total = session.scalar(select(func.count()).select_from(ExpertItem).where(*counted)) or 0
     if limit == 0:
         return Page([], None), total
-    query = select(ExpertItem).where(*where)
-    if cursor:
-        at, after = decode_time_cursor(cursor)
-        query = query.where(past((ExpertItem.added_at, ExpertItem.run_id), (at, after), descending=False))
-    items = list(session.scalars(query.order_by(ExpertItem.added_at, ExpertItem.run_id).limit(limit + 1)))
+    key = (ExpertItem.added_at, ExpertItem.run_id)
+    edge = decode_time_cursor(cursor) if cursor else None
+    query = select(ExpertItem).where(*where, *window(key, since, None, edge, descending=False))
+    items = list(session.scalars(query.order_by(*key).limit(limit + 1)))
     more = len(items) > limit
     items = items[:limit]
     next_cursor = time_cursor(items[-1].added_at, items[-1].run_id) if more else None
