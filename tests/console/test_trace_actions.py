@@ -8,9 +8,11 @@ import re
 import uuid
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
+from redline.console.pages import trace_actions
 from redline.identity.models import Workspace
 from tests.conftest import Harness
 from tests.console.conftest import Console, console_client, role_token, shown
@@ -232,3 +234,22 @@ def test_pasted_ids_none_of_them_known_say_nothing_was_added(harness: Harness) -
     blank = signed.submit(f"/ui/queues/{queue_id}/items", {"traces": "  \n "})
     assert blank.status_code == 400
     assert "Give at least one trace id, one a line (ids of at most 200 characters)." in blank.text
+
+
+def test_the_bar_counts_a_filtered_list_only_so_far_and_the_whole_list_exactly(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filtered count stops past MATCHING_COUNTED ("20+" here, "10,000+" as shipped); the whole list's
+    count comes from the kept counts, exact at any size."""
+    runs = [harness.run(title=f"Ticket {n}", status="completed" if n < 53 else "failed") for n in range(55)]
+    assert (
+        harness.client.post("/v1/runs/batch", json={"runs": runs}, headers=harness.admin).status_code == 201
+    )
+    monkeypatch.setattr(trace_actions, "MATCHING_COUNTED", 20)
+    admin = console_client(harness)
+    filtered = admin.http.get("/ui/traces", params={"status": "completed"}).text
+    assert "All 20+ traces matching the filter, on every page" in filtered
+    whole = admin.http.get("/ui/traces").text
+    assert "All 55 traces in the list, on every page" in whole
+    monkeypatch.setattr(trace_actions, "MATCHING_COUNTED", 60)
+    assert "All 53 traces matching the filter" in admin.http.get("/ui/traces?status=completed").text

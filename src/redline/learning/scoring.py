@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from redline.db import in_chunks, new_id, utcnow
+from redline.db import Unindexed, in_chunks, new_id, utcnow
 from redline.errors import Conflict, Invalid
 from redline.identity.service import Actor
 from redline.learning import rewardmodel
@@ -167,7 +167,9 @@ def scored_counts(session: Session, project_ids: Sequence[uuid.UUID]) -> list[tu
         select(RewardModel.name, scored)
         .join(TraceScore, TraceScore.reward_model_id == RewardModel.id)
         .join(Trace, Trace.id == TraceScore.trace_id)
-        .where(Trace.project_id.in_(list(project_ids)))
+        # Checked on the traces the scores name: SQLite would otherwise walk every trace of the projects
+        # (150 ms at a million) to find the scored ones, on every view of the traces list.
+        .where(Unindexed(Trace.project_id.expression).in_(list(project_ids)))
         .group_by(RewardModel.id, RewardModel.name)
         .order_by(scored.desc(), RewardModel.name)
     )

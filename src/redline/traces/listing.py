@@ -250,15 +250,23 @@ def matching_ids(
         last = ids[-1]
 
 
-def count_matching(session: Session, actor: Actor, filters: ListFilters) -> int:
+def whole_list(filters: ListFilters) -> bool:
+    """Whether the filters leave the list whole (nothing but a project): its count is then kept."""
+    return replace(filters, project_id=None) == ListFilters()
+
+
+def count_matching(session: Session, actor: Actor, filters: ListFilters, *, most: int | None = None) -> int:
     """How many traces the list shows with these filters. The whole list (no filter but the project) is
     the projects' kept counts, read in one small query however many runs they hold; a filtered list is
-    counted in SQL, over the index its filter walks."""
+    counted in SQL, and with `most` no further than `most + 1` rows (more than `most` then reads as
+    `most + 1`), so a page that only names the count never counts a million rows."""
     projects = readable_project_ids(session, actor, filters.project_id)
-    if replace(filters, project_id=None) == ListFilters():
+    if whole_list(filters):
         return sum(listed_counts(session, projects).values())
-    where = _conditions(session, projects, filters)
-    return int(session.scalar(select(func.count()).select_from(Trace).where(*where)) or 0)
+    matching = select(Trace.id).where(*_conditions(session, projects, filters))
+    if most is not None:
+        matching = matching.limit(most + 1)
+    return int(session.scalar(select(func.count()).select_from(matching.subquery())) or 0)
 
 
 def _with_counts(session: Session, rows: Sequence[Any]) -> list[TraceRow]:

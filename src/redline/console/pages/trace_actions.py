@@ -62,10 +62,16 @@ class ActionBar:
     queues: list[Target]
     datasets: list[Target]
     # How many traces the filter matches, when that is more than the page shows (else None: ticking
-    # every row of the page is all of them).
-    matching: int | None
+    # every row of the page is all of them), as the bar says it: "1,234", or "10,000+" for a filtered
+    # list past MATCHING_COUNTED.
+    matching: str | None
     # The new-reward-model form, with this view's filter.
     train_url: str
+
+
+# A filtered list's count stops here: it is only named, and counting a million rows on every view of a
+# page is not worth its exact figure. The whole list's count is kept, and exact at any size.
+MATCHING_COUNTED = 10_000
 
 
 def action_bar(
@@ -96,10 +102,18 @@ def action_bar(
         for view in dataset_views
         if view.dataset.project_id in writable
     ]
-    matching = None if one_page else listing.count_matching(session, actor, filters)
+    matching = None if one_page else _matching_words(session, actor, filters)
     kept = urlencode([(name, value) for name, value in asked.items() if value])
     train_url = f"/ui/reward-models?{kept}#new-model" if kept else "/ui/reward-models#new-model"
     return ActionBar(offered_queues, offered_datasets, matching, train_url)
+
+
+def _matching_words(session: Session, actor: Actor, filters: listing.ListFilters) -> str:
+    """How many traces "all matching" takes: exact for the whole list, counted so far for a filter."""
+    if listing.whole_list(filters):
+        return f"{listing.count_matching(session, actor, filters):,}"
+    counted = listing.count_matching(session, actor, filters, most=MATCHING_COUNTED)
+    return f"{MATCHING_COUNTED:,}+" if counted > MATCHING_COUNTED else f"{counted:,}"
 
 
 def said(request: Request) -> dict[str, str | None]:
