@@ -60,6 +60,9 @@ def sign_in(page: Page, server: LiveServer, token: str) -> None:
 def console(browser: Browser, live_server: LiveServer, backend: str, tmp_path: Path) -> Iterator[Console]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(10_000)
+    # A page load waits longer than an action: on a loaded 2-core CI machine one sign-in page once took
+    # over 10 s to load while both test workers and their servers were busy.
+    context.set_default_navigation_timeout(30_000)
     page = context.new_page()
     # One folder per store: both run the same pages, and xdist may run them at the same time.
     shots = Path(os.environ.get("REDLINE_SCREENSHOTS") or tmp_path) / backend

@@ -61,8 +61,9 @@ def check(context: CliContext, scratch: bool) -> None:
 def vacuum(context: CliContext) -> None:
     """Rewrite a SQLite store whole, giving back every free page (stop `redline serve` first).
 
-    Stores made by this version give back what retention erases as they go; one made before needs this
-    once to do the same. PostgreSQL's autovacuum reuses freed space by itself: there it does nothing.
+    Retention erases content in place, leaving pages partly used; this compacts them. It also turns on
+    the incremental auto-vacuum a store made before this version lacks. PostgreSQL's autovacuum reuses
+    freed space by itself: there it does nothing.
     """
     database = context.ready_database()
     if database.dialect_name != "sqlite":
