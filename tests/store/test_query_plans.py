@@ -529,10 +529,12 @@ def _corrections(store: Store, deep: bool = False, **params: Any) -> Any:
     return _ok(store.client.get("/v1/corrections", params={**scope, **params}, headers=store.reader))
 
 
-def _export_pages(store: Store, **window: datetime) -> None:
+def _export_pages(store: Store, since: datetime | None = None, until: datetime | None = None) -> None:
     """Two pages of a corrections export of one agent (in a `since`/`until` window, if given), as
     `GET /v1/corrections/export` reads them (the second after the keyset of the first)."""
-    filters = corrections.CorrectionFilters(project_id=store.project_id, agent_id=_agent(store), **window)
+    filters = corrections.CorrectionFilters(
+        project_id=store.project_id, agent_id=_agent(store), since=since, until=until
+    )
     with store.db.read() as session:
         first = corrections.export_page(session, store.actor(), filters, None, chunk=50)
         corrections.export_page(session, store.actor(), filters, export_keyset(first[-1]), chunk=50)
