@@ -215,12 +215,12 @@ def list_items(
         raise Invalid(f"limit is from 0 to {MAX_LIMIT}.", details={"field": "limit"})
     # `addedAfter` bounds the walk's own order: `window` joins it to the cursor, so a deep page seeks.
     where, may_write = _matching(session, actor, project_id, replace(filters, added_after=None))
+    key = (ExpertItem.added_at, ExpertItem.run_id)
     since = filters.added_after
-    counted = [*where, ExpertItem.added_at >= since] if since is not None else where
-    total = session.scalar(select(func.count()).select_from(ExpertItem).where(*counted)) or 0
+    counted = window(key, since, None, None, descending=False)
+    total = session.scalar(select(func.count()).select_from(ExpertItem).where(*where, *counted)) or 0
     if limit == 0:
         return Page([], None), total
-    key = (ExpertItem.added_at, ExpertItem.run_id)
     edge = decode_time_cursor(cursor) if cursor else None
     query = select(ExpertItem).where(*where, *window(key, since, None, edge, descending=False))
     items = list(session.scalars(query.order_by(*key).limit(limit + 1)))

@@ -109,11 +109,11 @@ def action_bar(
 
 
 def _matching_words(session: Session, actor: Actor, filters: listing.ListFilters) -> str:
-    """How many traces "all matching" takes: exact for the whole list, counted so far for a filter."""
-    if listing.whole_list(filters):
-        return f"{listing.count_matching(session, actor, filters):,}"
+    """How many traces "all matching" takes: exact for the whole list (its count is kept), counted no
+    further than MATCHING_COUNTED for a filter."""
     counted = listing.count_matching(session, actor, filters, most=MATCHING_COUNTED)
-    return f"{MATCHING_COUNTED:,}+" if counted > MATCHING_COUNTED else f"{counted:,}"
+    stopped = counted > MATCHING_COUNTED and not listing.whole_list(filters)
+    return f"{MATCHING_COUNTED:,}+" if stopped else f"{counted:,}"
 
 
 def said(request: Request) -> dict[str, str | None]:
