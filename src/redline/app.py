@@ -44,6 +44,7 @@ from redline.surfaces.reviews import traces as reviews_traces
 from redline.surfaces.rm import annotations as rm_annotations
 from redline.surfaces.rm import reward_models as rm_reward_models
 from redline.surfaces.rm import traces as rm_traces
+from redline.walcheckpoints import checkpoint_in_background
 
 # Where /docs loads its script, style and icon from.
 DOCS_ASSETS_PATH = "/docs-assets"
@@ -80,9 +81,11 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
                 )
             )
         )
+        stop_checkpoints = checkpoint_in_background(app.state.database.engine)
         try:
             yield
         finally:
+            stop_checkpoints()
             app.state.database.dispose()
 
     # Swagger UI (/docs) from assets in an installed package, not a CDN: a self-hosted install is often

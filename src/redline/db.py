@@ -58,6 +58,12 @@ SQLITE_JOURNAL_MODE = "WAL"
 SQLITE_SYNCHRONOUS = "NORMAL"
 # SQLite leaves foreign keys off unless asked, per connection.
 SQLITE_FOREIGN_KEYS = "ON"
+# A commit that takes the write-ahead log past this many pages (40 MiB at 4 KiB) checkpoints it itself.
+# Long-running processes checkpoint on a thread of their own far sooner (`walcheckpoints`); this bounds
+# the log where none runs, or should it stall. SQLite's own 1,000 made every few write requests pay.
+SQLITE_WAL_BACKSTOP_PAGES = 10_000
+# Once a checkpoint has emptied it, the log file is cut back to this size, not left at its largest.
+SQLITE_JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 # A write transaction takes the write lock at BEGIN, so two writers queue on busy_timeout instead of
 # one failing with "database is locked" when it upgrades a read lock mid-transaction.
 SQLITE_WRITE_BEGIN = "BEGIN IMMEDIATE"
@@ -179,6 +185,8 @@ def make_engine(
         cursor.execute(f"PRAGMA journal_mode={SQLITE_JOURNAL_MODE}")
         cursor.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
         cursor.execute(f"PRAGMA foreign_keys={SQLITE_FOREIGN_KEYS}")
+        cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_WAL_BACKSTOP_PAGES}")
+        cursor.execute(f"PRAGMA journal_size_limit={SQLITE_JOURNAL_SIZE_LIMIT}")
         # A negative cache_size is in KiB.
         cursor.execute(f"PRAGMA cache_size={-1024 * int(sqlite_cache_mib)}")
         cursor.close()

@@ -230,3 +230,41 @@ def test_a_new_sqlite_store_gives_the_erased_pages_back(harness: Harness, db: Da
         assert raw.execute("PRAGMA freelist_count").fetchone()[0] == 0
     assert after < before - 40, (before, after)
     assert harness.client.get(_path(harness), headers=harness.admin).json()["lastPassErased"] == 40
+
+
+def test_erased_steps_leave_their_pages_whole_so_sqlite_gives_them_back(
+    harness: Harness, db: Database
+) -> None:
+    """Steps of a few hundred bytes share pages: blanked in place, each page would stay allocated and
+    nearly empty. Moved to the end as they are erased, the old runs' pages empty whole."""
+    if db.dialect_name != "sqlite":
+        return
+    reply = "a reply of a few hundred bytes, as most agent steps are. " * 8
+    steps = [{"role": "assistant", "content": f"{n}: {reply}"} for n in range(10)]
+    old = [run for _ in range(3) for run in _runs(harness, [40] * 100, steps=steps)]
+    [kept] = _runs(harness, [1], steps=steps)
+    with harness.db.read() as session:
+        step_id = session.scalars(select(Step.id).where(Step.trace_id == uuid.UUID(old[7]))).first()
+    note = {"type": "comment", "comment": "the refund was wrong", "step_id": str(step_id)}
+    assert (
+        harness.client.post(
+            f"/api/v1/rm/traces/{old[7]}/annotations", json=note, headers=harness.admin
+        ).status_code
+        == 200
+    )
+    with db.engine.connect() as connection:
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        page_size = raw.execute("PRAGMA page_size").fetchone()[0]
+        before = raw.execute("PRAGMA page_count").fetchone()[0]
+        _set(harness, 30)
+        run_waiting_jobs(harness.db)
+        after = raw.execute("PRAGMA page_count").fetchone()[0]
+    step_pages = 300 * 10 * len(reply) // page_size
+    assert before - after > step_pages * 0.8, (before, after, step_pages)
+    erased = _run(harness, old[7])
+    assert erased["erasedAt"] is not None
+    assert [step["content"] for step in erased["steps"]] == [""] * 10
+    assert [step["content"] for step in _run(harness, kept)["steps"]] == [step["content"] for step in steps]
+    annotations = harness.client.get(f"/api/v1/rm/traces/{old[7]}/annotations", headers=harness.admin).json()
+    assert [a["step_id"] for a in annotations] == [str(step_id)]

@@ -23,6 +23,7 @@ from redline.cli.context import CliContext, pass_context, shown_url, tune_gc_for
 from redline.cli.demo import seed_demo
 from redline.config import Settings
 from redline.db import Database
+from redline.walcheckpoints import checkpoint_in_background
 
 
 @click.command()
@@ -98,11 +99,16 @@ def run(settings: Settings, database: Database) -> None:
     (migrated, first workspace made) before this is called."""
     configure_logging(settings.log_level)
     stop_jobs = job_worker(database, settings).start() if settings.run_jobs else None
+    # With workers, each server process checkpoints for itself (its app's lifespan); this one does only
+    # while it writes too.
+    writes_here = settings.workers == 1 or stop_jobs is not None
+    stop_checkpoints = checkpoint_in_background(database.engine) if writes_here else None
     try:
         _serve(settings, database, jobs_here=stop_jobs is not None)
     finally:
-        if stop_jobs is not None:
-            stop_jobs()
+        for stop in (stop_checkpoints, stop_jobs):
+            if stop is not None:
+                stop()
 
 
 def _serve(settings: Settings, database: Database, *, jobs_here: bool) -> None:

@@ -11,6 +11,7 @@ import click
 from redline.background import job_worker
 from redline.cli.context import CliContext, pass_context
 from redline.cli.serving import configure_logging
+from redline.walcheckpoints import checkpoint_in_background
 
 
 @click.command()
@@ -39,4 +40,8 @@ def worker(context: CliContext, once: bool) -> None:
     for stopping in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stopping, halt)
     click.echo(f"Job worker {worker.name} running; Ctrl-C stops it after the job in hand.")
-    worker.run(stop)
+    stop_checkpoints = checkpoint_in_background(worker.db.engine)
+    try:
+        worker.run(stop)
+    finally:
+        stop_checkpoints()
