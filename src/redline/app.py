@@ -109,7 +109,12 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     if database is not None:
         attach(database)
     install_error_handlers(app)
+    # Routes are matched in order, each candidate tried in turn (FastAPI's matching was a sixth of a
+    # single annotation create's CPU): the two most frequent writes come first. Their prefixes are their
+    # own, so nothing after them is shadowed.
     for router in (
+        rm_annotations.router,
+        reviews_annotations.router,
         runs.router,
         identity.router,
         indexed_keys.router,
@@ -124,14 +129,12 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         expert_queue.router,
         correction_results.router,
         rm_traces.router,
-        rm_annotations.router,
         rm_reward_models.router,
         reviews_queues.router,
         queue_review.router,
         queue_automations.router,
         reviews_datasets.router,
         reviews_human_reviews.router,
-        reviews_annotations.router,
         reviews_traces.router,
         otlp.router,
     ):

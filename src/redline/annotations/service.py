@@ -18,8 +18,15 @@ from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.db import in_chunks, new_id, utcnow
 from redline.errors import Forbidden, Invalid, NotFound
-from redline.identity.models import Project
-from redline.identity.service import Actor, check_role, project_role, visible_projects
+from redline.identity.models import Membership, Project
+from redline.identity.service import (
+    Actor,
+    ProjectFacts,
+    ProjectRole,
+    project_role,
+    require_role,
+    visible_projects,
+)
 from redline.keyset import past
 from redline.traces import counts as kept_counts
 from redline.traces.counts import Said
@@ -122,8 +129,15 @@ class _StepFacts:
 
 # A create is the API's most frequent write (bench/README.md): its statements are built once, read only
 # what the rules need, and the row goes in through Core, not the ORM's unit of work.
-_PROJECT_OF_TRACE = (
-    select(Project).join(Trace, Trace.project_id == Project.id).where(Trace.id == bindparam("trace_id"))
+_ACCESS_TO_TRACE = (
+    select(Project.id, Project.workspace_id, Project.name, Membership.role)
+    .select_from(Trace)
+    .join(Project, Project.id == Trace.project_id)
+    .outerjoin(
+        Membership,
+        and_(Membership.project_id == Project.id, Membership.principal_id == bindparam("principal_id")),
+    )
+    .where(Trace.id == bindparam("trace_id"))
 )
 _STEP = select(Step.trace_id, Step.role, null()).where(Step.id == bindparam("step_id"))
 _STEP_WITH_CONTENT = select(Step.trace_id, Step.role, Step.content).where(Step.id == bindparam("step_id"))
@@ -131,13 +145,20 @@ _INSERT = insert(cast(Table, Annotation.__table__))
 
 
 def _writable_trace(session: Session, actor: Actor, trace_id: uuid.UUID) -> uuid.UUID:
-    """`readable_trace(…, "write")` without loading the trace: only its project is read (a create
-    doesn't need the trace's input and output, which are most of its row), in the same one query."""
-    project = session.scalar(_PROJECT_OF_TRACE, {"trace_id": trace_id})
-    if project is None:
+    """`readable_trace(…, "write")` without loading the trace: its project and the actor's membership
+    there are read as plain columns in one query (a create needs none of the trace's input and output,
+    which are most of its row)."""
+    found = (
+        session.connection()
+        .execute(_ACCESS_TO_TRACE, {"trace_id": trace_id, "principal_id": actor.principal_id})
+        .first()
+    )
+    if found is None:
         raise NotFound("run", trace_id)
+    project_id, workspace_id, name, membership = found
     try:
-        check_role(session, actor, project, "write")
+        role = cast(ProjectRole | None, membership)
+        require_role(actor, ProjectFacts(project_id, workspace_id, name), role, "write")
     except NotFound:
         raise NotFound("run", trace_id) from None
     return trace_id

@@ -199,10 +199,13 @@ _TOKEN_ACTOR = _TOKEN_AND_PRINCIPAL.where(Token.secret_hash == bindparam("secret
 _TOKEN_ACTOR_BY_ID = _TOKEN_AND_PRINCIPAL.where(Token.id == bindparam("token_id"))
 
 
+MISSING_TOKEN = "Missing bearer token: send Authorization: Bearer <token>."
+
+
 def authenticate(session: Session, secret: str | None) -> tuple[Actor, bool]:
     """The actor a bearer secret stands for, and whether its last-used time is due for an update."""
     if not secret:
-        raise Unauthenticated("Missing bearer token: send Authorization: Bearer <token>.")
+        raise Unauthenticated(MISSING_TOKEN)
     row = session.connection().execute(_TOKEN_ACTOR, {"secret_hash": hash_secret(secret)}).first()
     if row is None or row[1] is not None:
         raise Unauthenticated("The bearer token is not valid or has been revoked.", code="auth-invalid")
@@ -456,18 +459,35 @@ def wire_project(session: Session, actor: Actor, value: str, needed: ProjectRole
 
 def check_role(session: Session, actor: Actor, project: Project, needed: ProjectRole) -> Project:
     """`require_project_role` for a project already loaded (with what it holds, in one query)."""
-    project_id = project.id
     if project.workspace_id != actor.workspace_id:
-        raise NotFound("project", project_id)
-    role = project_role(session, actor, project)
-    if role is None:
-        raise NotFound("project", project_id)
+        raise NotFound("project", project.id)
+    facts = ProjectFacts(project.id, project.workspace_id, project.name)
+    require_role(actor, facts, project_role(session, actor, project), needed)
+    return project
+
+
+@dataclass(frozen=True)
+class ProjectFacts:
+    """What a role check needs of a project, for a caller that read it as plain columns."""
+
+    id: uuid.UUID
+    workspace_id: uuid.UUID
+    name: str
+
+
+def require_role(
+    actor: Actor, project: ProjectFacts, membership: ProjectRole | None, needed: ProjectRole
+) -> None:
+    """Refuse unless the actor holds `needed` in the project, given its membership role there (None for
+    none): a workspace admin holds every role; a project the actor has no role in is not found."""
+    role: ProjectRole | None = "admin" if actor.workspace_admin else membership
+    if project.workspace_id != actor.workspace_id or role is None:
+        raise NotFound("project", project.id)
     if not holds(role, needed):
         raise Forbidden(
             f'This needs the {needed} role in project "{project.name}"; you have {role}.',
             details={"projectId": str(project.id), "needed": needed, "role": role},
         )
-    return project
 
 
 def set_member(
