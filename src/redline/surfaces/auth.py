@@ -48,6 +48,10 @@ async def bearer_secret(
     return credentials.credentials
 
 
+# A handler's parameter for it: `secret: BearerSecret`, then `in_write(session, secret)`.
+BearerSecret = Annotated[str, Depends(bearer_secret)]
+
+
 def in_write(session: Session, secret: str) -> Actor:
     """The actor behind the secret, read in the write's own transaction, its last-used time written in
     it when due; refused as `current_actor` refuses. Revoking a token takes effect at the very next

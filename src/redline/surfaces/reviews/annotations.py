@@ -17,7 +17,7 @@ from redline.identity.service import Actor
 from redline.reviews import annotate
 from redline.reviews.said import as_said, evaluations
 from redline.reviews.schemas import AnnotationsIn, AnnotationsRemoval, EvaluationIn
-from redline.surfaces.auth import current_actor, database
+from redline.surfaces.auth import BearerSecret, current_actor, database, in_write
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.openapi import REVIEWS_ERROR_RESPONSES
 from redline.surfaces.reviews.render import evaluation_dict, said_dict
@@ -35,9 +35,10 @@ DatabaseDep = Annotated[Database, Depends(database)]
     summary="Annotate a span: up to 10 values for human reviews or corrections of evaluator results",
 )
 def create_annotations(
-    trace_id: str, span_id: str, body: AnnotationsIn, actor: ActorDep, db: DatabaseDep
+    trace_id: str, span_id: str, body: AnnotationsIn, secret: BearerSecret, db: DatabaseDep
 ) -> JSONBody:
     with db.write() as session:
+        actor = in_write(session, secret)
         written = annotate.save_values(session, actor, trace_id, span_id, body.annotations, body.metadata)
         data = [said_dict(said) for said in as_said(session, written)]
     return JSONBody({"object": "list", "data": data, "has_more": False})

@@ -18,7 +18,7 @@ from redline.annotations.export import export_chunks
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity.service import Actor
-from redline.surfaces.auth import bearer_secret, current_actor, database, in_write
+from redline.surfaces.auth import BearerSecret, current_actor, database, in_write
 from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
@@ -28,7 +28,6 @@ router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
-SecretDep = Annotated[str, Depends(bearer_secret)]
 
 # The export is sent in chunks of at least this size (a page of lines is larger): one thread hop per
 # chunk instead of per line, and still a bounded amount in memory however many annotations there are.
@@ -45,7 +44,7 @@ class NDJSONStream(StreamingResponse):
     "/traces/{trace_id}/annotations",
     summary="Rate or comment on a trace, or on one of its steps (optionally quoting its text)",
 )
-def create_annotation(trace_id: str, body: AnnotationIn, secret: SecretDep, db: DatabaseDep) -> JSONBody:
+def create_annotation(trace_id: str, body: AnnotationIn, secret: BearerSecret, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
         actor = in_write(session, secret)
         annotation = annotation_service.create(session, actor, path_id(trace_id, "run"), body)
