@@ -39,6 +39,9 @@ UNKNOWN_TRACE = "no run of the project has this trace_id or trace_external_id"
 STEP_INDEX_NOT_IN_TRACE = "step_index is not a step of this trace"
 
 _ANNOTATIONS = cast(Table, Annotation.__table__)
+# Values per IN list of a group's look-ups: a whole group's in one statement where it can (a statement's
+# own cost is a good part of a look-up's), well under both stores' limits on parameters.
+LOOKUP_CHUNK = 2_000
 
 
 @dataclass(frozen=True)
@@ -116,8 +119,8 @@ def _runs_of(connection: Connection, project_id: uuid.UUID, lines: Sequence[Read
     """Each line's run (by line number): the project's run with its trace_id, else the one with its
     trace_external_id."""
     by_id: dict[uuid.UUID, _Run] = {}
-    named = sorted({line.said.trace_id for line in lines if line.said.trace_id is not None}, key=str)
-    for chunk in in_chunks(named):
+    named = list({line.said.trace_id for line in lines if line.said.trace_id is not None})
+    for chunk in in_chunks(named, LOOKUP_CHUNK):
         query = select(Trace.id, Trace.step_count).where(Trace.project_id == project_id, Trace.id.in_(chunk))
         by_id.update((run_id, _Run(run_id, count)) for run_id, count in connection.execute(query))
     found: dict[int, _Run] = {}
@@ -129,7 +132,7 @@ def _runs_of(connection: Connection, project_id: uuid.UUID, lines: Sequence[Read
         elif line.said.trace_external_id is not None:
             rest.append(line)
     by_external: dict[str, _Run] = {}
-    for names in in_chunks(sorted({line.said.trace_external_id or "" for line in rest})):
+    for names in in_chunks(list({line.said.trace_external_id or "" for line in rest}), LOOKUP_CHUNK):
         by_name = select(Trace.external_id, Trace.id, Trace.step_count).where(
             Trace.project_id == project_id, Trace.external_id.in_(names)
         )
@@ -159,10 +162,10 @@ def _steps_of(
     found: dict[tuple[uuid.UUID, int], StepFacts] = {}
     for keys, with_text in ((plain - quoted, False), (quoted, True)):
         text: ColumnElement[Any] = Step.content.expression if with_text else null()
-        for chunk in in_chunks(sorted(keys, key=lambda key: (str(key[0]), key[1]))):
+        for chunk in in_chunks(list(keys), LOOKUP_CHUNK // 2):
             # The run ids on their own as well: SQLite reads a row-value IN list by scanning every step,
             # but seeks the (trace_id, index) key for each run of a plain IN and filters those.
-            runs_of_chunk = sorted({run_id for run_id, _ in chunk}, key=str)
+            runs_of_chunk = list({run_id for run_id, _ in chunk})
             query = select(Step.trace_id, Step.index, Step.id, Step.role, text).where(
                 Step.trace_id.in_(runs_of_chunk), tuple_(Step.trace_id, Step.index).in_(chunk)
             )
@@ -176,7 +179,7 @@ def _principals(
 ) -> dict[str, uuid.UUID]:
     """The workspace's principals (users and services) of these names, by name."""
     found: dict[str, uuid.UUID] = {}
-    for chunk in in_chunks(sorted(names)):
+    for chunk in in_chunks(list(names), LOOKUP_CHUNK):
         query = select(Principal.name, Principal.id).where(
             Principal.workspace_id == workspace_id, Principal.name.in_(chunk)
         )
