@@ -299,7 +299,7 @@ def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: P
     return _result(store, "api", len(runs), steps, seconds, latencies, server.peak_mib)
 
 
-def _redline(store: Store, *args: str) -> str:
+def run_redline(store: Store, *args: str) -> str:
     """Runs one redline command on the store and answers its output; a failure stops the bench."""
     done = subprocess.run(
         [REDLINE, *args], env=redline_env(store), capture_output=True, text=True, check=False
@@ -313,8 +313,8 @@ def bench_import(store: Store, runs: list[dict[str, Any]], jsonl: Path) -> Resul
     """`redline import` of the JSONL file: the whole command, process start and file parse included."""
     # `db upgrade` migrates the store and makes the project, so the import's clock covers only itself
     # (a list alone no longer makes a store).
-    _redline(store, "db", "upgrade")
-    listing = _redline(store, "projects", "list")
+    run_redline(store, "db", "upgrade")
+    listing = run_redline(store, "projects", "list")
     project = re.search(r"^([0-9a-f-]{36})\s", listing, re.MULTILINE)
     if project is None:
         raise RuntimeError(f"no project id in `redline projects list`:\n{listing}")

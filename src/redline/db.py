@@ -27,6 +27,7 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    select,
     text,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -283,6 +284,32 @@ def bulk_insert(session: Session, table: Table, rows: list[dict[str, Any]]) -> N
         return tuple(values)
 
     connection.exec_driver_sql(sql, [driver_row(row) for row in rows])
+
+
+def insert_missing(session: Session, table: Table, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Insert the rows whose `id` is not stored yet, and answer exactly those: for work that may run
+    again (an import), which must leave what it stored before as it is and count only what it adds.
+    The rows' ids must differ.
+
+    SQLite's write transaction holds the store's lock from its start (BEGIN IMMEDIATE), so the ids looked
+    up are all there will be until the commit; the rest go in through `bulk_insert`'s executemany.
+    On PostgreSQL another transaction may add the same id meanwhile: each row is inserted with
+    ON CONFLICT DO NOTHING, and RETURNING says which went in.
+    """
+    if not rows:
+        return []
+    connection = session.connection()
+    if connection.dialect.name == "sqlite":
+        ids = [row["id"] for row in rows]
+        stored: set[Any] = set()
+        for chunk in in_chunks(ids):
+            stored.update(connection.execute(select(table.c.id).where(table.c.id.in_(chunk))).scalars())
+        fresh = [row for row in rows if row["id"] not in stored]
+        bulk_insert(session, table, fresh)
+        return fresh
+    statement = insert_ignoring_conflicts(table, connection.dialect.name).returning(table.c.id)
+    added = set(connection.execute(statement, rows).scalars())
+    return [row for row in rows if row["id"] in added]
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,14 +1,19 @@
-"""Annotations as the rm surface's clients send them (snake_case, as rm-annotations.txt writes them)."""
+"""Annotations as the rm surface's clients send them (snake_case, as rm-annotations.txt writes them), and
+as its export writes them, one per line, for an import to read back."""
 
 from __future__ import annotations
 
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 Rating = Literal[1, -1]
 MAX_COMMENT = 20_000
+# The longest author name an annotation keeps (its column).
+MAX_AUTHOR = 200
+# A comment or a note on a flagged label: free text, up to MAX_COMMENT characters.
+Remark = Annotated[str | None, Field(max_length=MAX_COMMENT)]
 
 
 class QuoteIn(BaseModel):
@@ -26,7 +31,7 @@ class AnnotationIn(BaseModel):
 
     step_id: uuid.UUID | None = None
     rating: Rating | None = None
-    comment: str | None = Field(None, max_length=MAX_COMMENT)
+    comment: Remark = None
     quote: QuoteIn | None = None
 
 
@@ -36,6 +41,28 @@ class AnnotationChange(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rating: Rating | None = None
-    comment: str | None = Field(None, max_length=MAX_COMMENT)
+    comment: Remark = None
     label_error: bool | None = None
-    label_error_note: str | None = Field(None, max_length=MAX_COMMENT)
+    label_error_note: Remark = None
+
+
+class AnnotationLine(BaseModel):
+    """One line of the export (rm-annotations.txt, "Exporting annotations") as an import reads it.
+
+    The trace is named by `trace_id` or `trace_external_id` (at least one); the step by its index, none
+    for the whole trace. What is said takes the types a create takes; `author` and `created_at` are
+    required, as every exported line has them: they are the annotation's history, kept as written.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    trace_id: uuid.UUID | None = None
+    trace_external_id: str | None = None
+    step_index: int | None = Field(None, ge=0)
+    rating: Rating | None = None
+    comment: Remark = None
+    quote: QuoteIn | None = None
+    label_error: bool = False
+    label_error_note: Remark = None
+    author: str = Field(min_length=1, max_length=MAX_AUTHOR)
+    created_at: AwareDatetime

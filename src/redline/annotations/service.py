@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypeAlias, cast
 
 from sqlalchemy import Table, and_, bindparam, case, func, insert, null, select
@@ -119,8 +120,9 @@ def resolve_quote(content: str, quote: QuoteIn) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
-class _StepFacts:
-    """What a create needs of a step: whose it is, its role, and its text only when a quote needs it."""
+class StepFacts:
+    """What a create or an import needs of a step: which it is, its role, and its text only when a quote
+    needs it."""
 
     id: uuid.UUID
     role: str
@@ -164,12 +166,12 @@ def _writable_trace(session: Session, actor: Actor, trace_id: uuid.UUID) -> uuid
     return trace_id
 
 
-def _step_of(session: Session, trace_id: uuid.UUID, step_id: uuid.UUID, with_content: bool) -> _StepFacts:
+def _step_of(session: Session, trace_id: uuid.UUID, step_id: uuid.UUID, with_content: bool) -> StepFacts:
     query = _STEP_WITH_CONTENT if with_content else _STEP
     found = session.connection().execute(query, {"step_id": step_id}).first()
     if found is None or found[0] != trace_id:
         raise Invalid(STEP_NOT_IN_TRACE, details={"field": "step_id"})
-    return _StepFacts(step_id, found[1], found[2])
+    return StepFacts(step_id, found[1], found[2])
 
 
 def said_of(rating: int | None, comment: str | None, *, label_error: bool) -> Said:
@@ -192,7 +194,8 @@ def forget_steps(session: Session, step_ids: Sequence[uuid.UUID]) -> None:
     kept_counts.add_said(session, gone)
 
 
-def _check_rules(rating: int | None, comment: str | None, step: Step | _StepFacts | None) -> None:
+def check_rules(rating: int | None, comment: str | None, step: Step | StepFacts | None) -> None:
+    """The rules of what may be said (rm-annotations.txt): create, change and import all keep them."""
     if rating is None and not comment:
         raise Invalid(NEEDS_RATING_OR_COMMENT, details={"field": "rating"})
     if rating is not None and step is not None and step.role == "system":
@@ -211,24 +214,58 @@ def create(session: Session, actor: Actor, trace_id: uuid.UUID, body: Annotation
         if body.step_id is not None
         else None
     )
-    _check_rules(body.rating, body.comment, step)
-    quote: dict[str, Any] | None = None
-    if body.quote is not None:
-        if step is None:
-            raise Invalid(QUOTE_NEEDS_STEP, details={"field": "quote"})
-        start, end = resolve_quote(step.content or "", body.quote)
-        quote = {**body.quote.model_dump(), "start": start, "end": end}
+    check_rules(body.rating, body.comment, step)
     now = utcnow()
-    row: dict[str, Any] = {
-        "id": new_id(),
+    row = annotation_row(
+        new_id(),
+        trace_id,
+        step,
+        body.rating,
+        body.comment,
+        anchored_quote(body.quote, step),
+        author=(actor.principal_id, actor.name),
+        created_at=now,
+    )
+    session.connection().execute(_INSERT, row)
+    kept_counts.add_said(session, {trace_id: said_of(body.rating, row["comment"], label_error=False)})
+    return Annotation(**{("meta" if name == "metadata" else name): value for name, value in row.items()})
+
+
+def anchored_quote(quote: QuoteIn | None, step: Step | StepFacts | None) -> dict[str, Any] | None:
+    """The quote as stored: the anchor as given plus where it resolves in the step's text."""
+    if quote is None:
+        return None
+    if step is None:
+        raise Invalid(QUOTE_NEEDS_STEP, details={"field": "quote"})
+    start, end = resolve_quote(step.content or "", quote)
+    return {**quote.model_dump(), "start": start, "end": end}
+
+
+def annotation_row(
+    annotation_id: uuid.UUID,
+    trace_id: uuid.UUID,
+    step: Step | StepFacts | None,
+    rating: int | None,
+    comment: str | None,
+    quote: dict[str, Any] | None,
+    *,
+    author: tuple[uuid.UUID | None, str],
+    created_at: datetime,
+    label_error: bool = False,
+    label_error_note: str | None = None,
+) -> dict[str, Any]:
+    """Every column of a rating or comment of the rm surface, for a Core insert (create and import):
+    an empty comment is no comment, as the rules read it."""
+    return {
+        "id": annotation_id,
         "trace_id": trace_id,
         "step_id": step.id if step else None,
         "span_id": None,
-        "rating": body.rating,
-        "comment": body.comment or None,
+        "rating": rating,
+        "comment": comment or None,
         "quote": quote,
-        "label_error": False,
-        "label_error_note": None,
+        "label_error": label_error,
+        "label_error_note": label_error_note,
         "key": None,
         "value": None,
         "explanation": None,
@@ -236,14 +273,11 @@ def create(session: Session, actor: Actor, trace_id: uuid.UUID, body: Annotation
         "output_type": None,
         "parent_id": None,
         "metadata": None,
-        "author_id": actor.principal_id,
-        "author_name": actor.name,
-        "created_at": now,
-        "updated_at": now,
+        "author_id": author[0],
+        "author_name": author[1],
+        "created_at": created_at,
+        "updated_at": created_at,
     }
-    session.connection().execute(_INSERT, row)
-    kept_counts.add_said(session, {trace_id: said_of(body.rating, row["comment"], label_error=False)})
-    return Annotation(**{("meta" if name == "metadata" else name): value for name, value in row.items()})
 
 
 # -------------------------------------------------------------------------------------------------- read
@@ -369,7 +403,7 @@ def change(session: Session, actor: Actor, annotation_id: uuid.UUID, body: Annot
     rating = body.rating if "rating" in sent else annotation.rating
     comment = body.comment if "comment" in sent else annotation.comment
     step = session.get(Step, annotation.step_id) if annotation.step_id else None
-    _check_rules(rating, comment, step)
+    check_rules(rating, comment, step)
     before = said_of(annotation.rating, annotation.comment, label_error=annotation.label_error)
     annotation.rating = rating
     annotation.comment = comment or None

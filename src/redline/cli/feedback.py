@@ -1,23 +1,32 @@
-"""`redline annotations` and `redline pairs`: feedback out of the store, and what it would train."""
+"""`redline annotations` and `redline pairs`: feedback out of the store and back in, and what it trains."""
 
 from __future__ import annotations
 
+import time
+import uuid
+from functools import partial
 from pathlib import Path
 
 import click
+from sqlalchemy.orm import Session
 
+from redline.annotations import importing
 from redline.annotations.export import export_chunks
+from redline.annotations.lines import ReadLine, SkippedLine, count_lines, line_groups, read_lines
 from redline.cli.context import (
     CliContext,
     fail,
+    lock_waits,
     open_output,
     output_option,
     pass_context,
+    still_busy,
     trace_ids,
     tune_gc_for_bulk_work,
 )
 from redline.cli.progress import progress
 from redline.cli.reward_models import write_pairs
+from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.jsonio import dumps
@@ -62,6 +71,70 @@ def export_annotations(context: CliContext, output: Path | None) -> None:
         raise fail(error) from error
     if output:
         click.echo(f"Wrote {counted(count, 'annotation')} to {output}.")
+
+
+# Lines stored per transaction: a few thousand amortise a commit and the group's look-ups; a failure
+# part-way keeps the groups before it.
+IMPORT_GROUP = 2_000
+
+
+@annotations_group.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--project", required=True, help="Project name or id.")
+@pass_context
+def import_annotations(context: CliContext, file: Path, project: str) -> None:
+    """Store the annotations in FILE (the NDJSON `annotations export` writes) on the runs of a project.
+
+    A line's run is the project's run with its trace_id, or else the one with its trace_external_id;
+    step_index picks the step (null: the whole trace). Each line keeps a create's rules, its author and
+    created_at as written. A line that can't be stored is skipped and listed with its reason; the rest
+    are stored 2,000 lines at a time, each group in its own transaction. Importing the file again
+    stores nothing twice, and says how many were already there.
+    """
+    db = context.ready_database()
+    tune_gc_for_bulk_work()
+    started = time.perf_counter()
+    with file.open("rb") as source:
+        total = count_lines(source)
+    waits = lock_waits(context)
+    stored = already = 0
+    skipped: list[SkippedLine] = []
+    try:
+        with db.read() as session:
+            target = identity.find_project(session, identity.operator(session), project)
+        with (
+            file.open("rb") as source,
+            progress("Importing annotations", noun="line", total=total) as shown,
+        ):
+            for group, unread, read in line_groups(read_lines(source), IMPORT_GROUP):
+                skipped.extend(unread)
+                if group:
+                    done = db.write_retrying(partial(_store_annotations, target.id, group), waits)
+                    stored += done.stored
+                    already += done.already
+                    skipped.extend(done.skipped)
+                shown.advance(read)
+    except RedlineError as error:
+        raise fail(error) from error
+    except StillBusy as error:
+        done_so_far = (
+            f"Stored before that: {counted(stored, 'annotation')}; importing the file again adds the rest. "
+        )
+        raise still_busy(error, done_so_far) from None
+    seconds = time.perf_counter() - started
+    there = f"; {counted(already, 'annotation')} already there" if already else ""
+    click.echo(f"Imported {counted(stored, 'annotation')} into {target.name} in {seconds:.1f} s{there}.")
+    if skipped:
+        click.echo(f"Skipped {len(skipped)}:")
+        for skip in sorted(skipped, key=lambda skip: skip.line):
+            click.echo(f"  line {skip.line}: {skip.reason}")
+
+
+def _store_annotations(
+    project_id: uuid.UUID, group: list[ReadLine], session: Session
+) -> importing.GroupStored:
+    """One group stored as the operator: a transaction that may be run again from the start."""
+    return importing.store_group(session, identity.operator(session), project_id, group)
 
 
 @click.group("pairs")

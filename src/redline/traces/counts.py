@@ -107,13 +107,16 @@ class Said:
     commented: int = 0
     corrected: int = 0
 
-    def __sub__(self, other: Said) -> Said:
+    def __add__(self, other: Said) -> Said:
         return Said(
-            self.rated - other.rated, self.commented - other.commented, self.corrected - other.corrected
+            self.rated + other.rated, self.commented + other.commented, self.corrected + other.corrected
         )
 
+    def __sub__(self, other: Said) -> Said:
+        return self + -other
+
     def __neg__(self) -> Said:
-        return Said() - self
+        return Said(-self.rated, -self.commented, -self.corrected)
 
 
 def add_said(session: Session, changes: Mapping[uuid.UUID, Said]) -> None:

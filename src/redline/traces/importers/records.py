@@ -160,12 +160,13 @@ def first_record(text: str) -> JSONObject | None:
 # -- from records to runs -------------------------------------------------------------------------------
 
 
-def describe_validation_error(error: ValidationError) -> str:
-    """Where and what, as `steps[2].role: Input should be ...`, the first few so a reason stays short."""
+def describe_validation_error(error: ValidationError, *, camel: bool = True) -> str:
+    """Where and what, as `steps[2].role: Input should be ...`, the first few so a reason stays short;
+    field names in camelCase as the native format spells them, or as they are (`camel=False`)."""
     problems = error.errors()
     parts = []
     for problem in problems[:MAX_ERRORS_SHOWN]:
-        where = field_path(problem["loc"])
+        where = field_path(problem["loc"], camel=camel)
         parts.append(f"{where}: {problem['msg']}" if where else problem["msg"])
     if len(problems) > MAX_ERRORS_SHOWN:
         parts.append(f"and {len(problems) - MAX_ERRORS_SHOWN} more")

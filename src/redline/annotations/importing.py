@@ -1,0 +1,187 @@
+"""Read lines stored as annotations, a group at a time: the bulk path that loads labels people already
+have (`redline annotations import`, rm-annotations.txt: "import the traces, then post their existing
+ratings as annotations").
+
+A group is resolved in a few queries, never a query per line: its runs by id and by external id, its
+steps by (run, index), its authors by name, the ids already stored; then the new rows go in with one
+executemany and the runs' kept counts move once. Each line keeps the rules of a create (the service's
+own checks and sentences); a line that breaks one is skipped with that sentence, the others stored.
+
+Who wrote it: `author` is kept as written (`author_name`, what every list and export shows). The
+author's principal (`author_id`, who may change or delete it as their own) is the workspace's user or
+service of exactly that name, if there is one; otherwise none, as for what the operator says at the
+CLI, so only a project admin may change it. Names are unique in a workspace, so the match is exact.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import Connection, Table, null, select, tuple_
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from redline.annotations.lines import ReadLine, SkippedLine
+from redline.annotations.models import Annotation
+from redline.annotations.service import StepFacts, anchored_quote, annotation_row, check_rules, said_of
+from redline.db import in_chunks, insert_missing
+from redline.errors import Invalid
+from redline.identity.models import Principal
+from redline.identity.service import Actor, require_project_role
+from redline.traces import counts as kept_counts
+from redline.traces.counts import Said
+from redline.traces.models import Step, Trace
+
+UNKNOWN_TRACE = "no run of the project has this trace_id or trace_external_id"
+STEP_INDEX_NOT_IN_TRACE = "step_index is not a step of this trace"
+
+_ANNOTATIONS = cast(Table, Annotation.__table__)
+# Values per IN list of a group's look-ups: a whole group's in one statement where it can (a statement's
+# own cost is a good part of a look-up's), well under both stores' limits on parameters.
+LOOKUP_CHUNK = 2_000
+
+
+@dataclass(frozen=True)
+class GroupStored:
+    """What storing a group did: annotations added, lines whose annotation was already there, and the
+    lines skipped with their reasons."""
+
+    stored: int
+    already: int
+    skipped: list[SkippedLine]
+
+
+@dataclass(frozen=True)
+class _Run:
+    id: uuid.UUID
+    step_count: int
+
+
+def store_group(
+    session: Session, actor: Actor, project_id: uuid.UUID, lines: Sequence[ReadLine]
+) -> GroupStored:
+    """Store the lines' annotations on the project's runs; a transaction that may be run again whole
+    (a busy store): what it stored before is found and left as it is."""
+    project = require_project_role(session, actor, project_id, "write")
+    connection = session.connection()
+    runs = _runs_of(connection, project.id, lines)
+    steps = _steps_of(connection, runs, lines)
+    authors = _principals(connection, project.workspace_id, {line.said.author for line in lines})
+    rows = []
+    ids: set[uuid.UUID] = set()
+    skipped: list[SkippedLine] = []
+    for line in lines:
+        said, run = line.said, runs.get(line.number)
+        try:
+            if run is None:
+                raise Invalid(UNKNOWN_TRACE)
+            step = None
+            if said.step_index is not None:
+                step = steps.get((run.id, said.step_index))
+                if step is None:
+                    raise Invalid(STEP_INDEX_NOT_IN_TRACE)
+            check_rules(said.rating, said.comment, step)
+            quote = anchored_quote(said.quote, step)
+        except Invalid as refused:
+            skipped.append(SkippedLine(line.number, refused.message))
+            continue
+        annotation_id = line.annotation_id(run.id)
+        if annotation_id in ids:
+            continue  # the same annotation twice in the group (its run named by id, then by external id)
+        ids.add(annotation_id)
+        rows.append(
+            annotation_row(
+                annotation_id,
+                run.id,
+                step,
+                said.rating,
+                said.comment,
+                quote,
+                author=(authors.get(said.author), said.author),
+                created_at=said.created_at,
+                label_error=said.label_error,
+                label_error_note=said.label_error_note,
+            )
+        )
+    added = insert_missing(session, _ANNOTATIONS, rows)
+    changes: dict[uuid.UUID, Said] = {}
+    for row in added:
+        said_now = said_of(row["rating"], row["comment"], label_error=row["label_error"])
+        changes[row["trace_id"]] = changes.get(row["trace_id"], Said()) + said_now
+    kept_counts.add_said(session, changes)
+    return GroupStored(len(added), len(lines) - len(skipped) - len(added), skipped)
+
+
+def _runs_of(connection: Connection, project_id: uuid.UUID, lines: Sequence[ReadLine]) -> dict[int, _Run]:
+    """Each line's run (by line number): the project's run with its trace_id, else the one with its
+    trace_external_id."""
+    by_id: dict[uuid.UUID, _Run] = {}
+    named = list({line.said.trace_id for line in lines if line.said.trace_id is not None})
+    for chunk in in_chunks(named, LOOKUP_CHUNK):
+        query = select(Trace.id, Trace.step_count).where(Trace.project_id == project_id, Trace.id.in_(chunk))
+        by_id.update((run_id, _Run(run_id, count)) for run_id, count in connection.execute(query))
+    found: dict[int, _Run] = {}
+    rest: list[ReadLine] = []
+    for line in lines:
+        run = by_id.get(line.said.trace_id) if line.said.trace_id is not None else None
+        if run is not None:
+            found[line.number] = run
+        elif line.said.trace_external_id is not None:
+            rest.append(line)
+    by_external: dict[str, _Run] = {}
+    for names in in_chunks(list({line.said.trace_external_id or "" for line in rest}), LOOKUP_CHUNK):
+        by_name = select(Trace.external_id, Trace.id, Trace.step_count).where(
+            Trace.project_id == project_id, Trace.external_id.in_(names)
+        )
+        by_external.update(
+            (external, _Run(run_id, count))
+            for external, run_id, count in connection.execute(by_name)
+            if external is not None
+        )
+    for line in rest:
+        run = by_external.get(line.said.trace_external_id or "")
+        if run is not None:
+            found[line.number] = run
+    return found
+
+
+def _steps_of(
+    connection: Connection, runs: dict[int, _Run], lines: Sequence[ReadLine]
+) -> dict[tuple[uuid.UUID, int], StepFacts]:
+    """The steps the lines name, by (run, index); with their text only where a quote is to be found in it.
+    An index past the run's steps is never looked up (nor one too large for the store's integers)."""
+    plain: set[tuple[uuid.UUID, int]] = set()
+    quoted: set[tuple[uuid.UUID, int]] = set()
+    for line in lines:
+        run, index = runs.get(line.number), line.said.step_index
+        if run is not None and index is not None and index < run.step_count:
+            (quoted if line.said.quote is not None else plain).add((run.id, index))
+    found: dict[tuple[uuid.UUID, int], StepFacts] = {}
+    for keys, with_text in ((plain - quoted, False), (quoted, True)):
+        text: ColumnElement[Any] = Step.content.expression if with_text else null()
+        for chunk in in_chunks(list(keys), LOOKUP_CHUNK // 2):
+            # The run ids on their own as well: SQLite reads a row-value IN list by scanning every step,
+            # but seeks the (trace_id, index) key for each run of a plain IN and filters those.
+            runs_of_chunk = list({run_id for run_id, _ in chunk})
+            query = select(Step.trace_id, Step.index, Step.id, Step.role, text).where(
+                Step.trace_id.in_(runs_of_chunk), tuple_(Step.trace_id, Step.index).in_(chunk)
+            )
+            for run_id, index, step_id, role, content in connection.execute(query):
+                found[(run_id, index)] = StepFacts(step_id, role, content)
+    return found
+
+
+def _principals(
+    connection: Connection, workspace_id: uuid.UUID, names: Collection[str]
+) -> dict[str, uuid.UUID]:
+    """The workspace's principals (users and services) of these names, by name."""
+    found: dict[str, uuid.UUID] = {}
+    for chunk in in_chunks(list(names), LOOKUP_CHUNK):
+        query = select(Principal.name, Principal.id).where(
+            Principal.workspace_id == workspace_id, Principal.name.in_(chunk)
+        )
+        found.update((name, principal_id) for name, principal_id in connection.execute(query))
+    return found
