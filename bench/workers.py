@@ -12,7 +12,7 @@ The mix, --requests per phase, in a fixed order (requests i = 0, 1, ...; i mod 1
   4-7  POST /v2/traces/{t}/spans/{s}/annotation  one key, "rating", good or bad (reviews surface)
   8    GET /v1/runs?projectId=...&limit=50        the newest runs, no steps
   9    GET /v1/runs/{id}                          one run with its steps and spans
-the bodies as /work's side-by-side tool sends them against Phoenix (the issue's load): the traces are
+the bodies as the side-by-side measure against Phoenix sends them (the issue's load): the traces are
 --traces runs of 11 steps and 11 spans through POST /v1/runs/batch.
 
 Per phase: creates/s (both kinds, over the phase's wall time), p50/p99 of the creates and of the reads,
