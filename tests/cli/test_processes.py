@@ -3,6 +3,8 @@ values refused with one sentence, and the line it prints at start."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from click.testing import CliRunner
 
@@ -31,19 +33,23 @@ def test_a_number_is_taken_as_given(dialect: str, workers: int, cpus: int) -> No
     assert server_processes(workers, dialect, cpus) == Processes(workers, f"workers set to {workers}")
 
 
-def test_auto_follows_the_store_it_opens(db: Database) -> None:
-    """The rule on the dialect of a real store of each backend, as `redline serve` hands it in."""
+def test_auto_follows_the_store_it_opens(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default on the dialect of a real store of each backend, as `redline serve` hands it in."""
+    monkeypatch.delenv("REDLINE_WORKERS", raising=False)
     expected = 3 if db.dialect_name == "postgresql" else 1
     assert server_processes(Settings().workers, db.dialect_name, 3).count == expected
 
 
 def test_the_cpus_are_those_this_process_may_use() -> None:
+    if hasattr(os, "sched_getaffinity"):
+        assert usable_cpus() == len(os.sched_getaffinity(0))
     assert usable_cpus() >= 1
 
 
 def test_the_default_is_auto_and_numbers_and_auto_are_read_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.delenv("REDLINE_WORKERS", raising=False)
     assert Settings().workers == "auto"
     for given, read in [("auto", "auto"), ("AUTO", "auto"), (" 2 ", 2), ("1", 1), ("16", 16)]:
         monkeypatch.setenv("REDLINE_WORKERS", given)
