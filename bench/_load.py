@@ -107,7 +107,11 @@ async def _all(target: Target, shares: list[list[bytes]]) -> tuple[list[list[flo
 
 def send_all(target: Target, requests: Sequence[bytes], connections: int) -> tuple[list[float], float]:
     """The requests over `connections` connections at once, each sending its share one after another;
-    every round trip's seconds, and the wall time from the release to the last answer."""
+    every round trip's seconds, in the order of `requests` (so a mix can be told apart by kind), and
+    the wall time from the release to the last answer."""
     shares = [list(requests[number::connections]) for number in range(connections)]
     latencies, seconds = asyncio.run(_all(target, shares))
-    return [latency for share in latencies for latency in share], seconds
+    ordered = [0.0] * len(requests)
+    for number, share in enumerate(latencies):
+        ordered[number::connections] = share
+    return ordered, seconds

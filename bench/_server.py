@@ -262,15 +262,16 @@ class Server:
 def serve(
     store: Store, log: Path, workers: int = 1, settings: Mapping[str, str] | None = None
 ) -> Iterator[Server]:
-    """`redline serve` on the store (headless first start, a free port), healthy before the block runs;
-    with `workers` > 1, `redline serve --workers N` (the figures then cover its whole process tree).
+    """`redline serve --workers N` on the store (headless first start, a free port), healthy before the
+    block runs; with `workers` > 1 the figures cover its whole process tree.
     `settings` are more REDLINE_* variables for it (`otlp.py` puts off settling with one).
 
     A failure in the block comes back with the end of the server's log, where its traceback is; the
     server is stopped either way, and `peak_mib` then holds its lifetime peak.
     """
     port = free_port()
-    command = [REDLINE, "serve", *(["--workers", str(workers)] if workers > 1 else [])]
+    # Always named, so a figure does not move with what `redline serve` chooses by default.
+    command = [REDLINE, "serve", "--workers", str(workers)]
     with log.open("wb") as sink:
         process = subprocess.Popen(
             command,

@@ -6,7 +6,7 @@ and is listed in docs/configuration.md.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -16,6 +16,11 @@ from sqlalchemy.exc import ArgumentError
 LogLevel = Literal["debug", "info", "warning", "error"]
 
 DEFAULT_DATABASE_URL = "sqlite:///redline.db"
+# REDLINE_WORKERS: a number of server processes, or this word, for as many as the store benefits from
+# (`redline.cli.processes` decides how many).
+AUTO: Final = "auto"
+Workers = int | Literal["auto"]
+WORKERS_RULE = "a whole number of 1 or more, or auto"
 # SQLite's own page cache is 2 MiB per connection: at a million runs the upper levels of the traces and
 # steps indexes no longer fit, and every insert reads them back from the OS. The cache fills only as
 # pages are read, so a small store costs no more than before. Per connection: a server holds one per
@@ -50,11 +55,12 @@ class Settings(BaseSettings):
         "console is reached over HTTPS, which is how it should be reached beyond localhost.",
     )
     log_level: LogLevel = Field("info", description="Least severe log level written.")
-    workers: int = Field(
-        1,
-        ge=1,
-        description="Server processes `redline serve` starts, sharing the port. One process uses about "
-        "one core (Python runs one thread at a time); more serve more requests at once on more cores.",
+    workers: Workers = Field(
+        AUTO,
+        description="Server processes `redline serve` starts, sharing the port: a number (1 or more), or "
+        "auto: one per CPU on PostgreSQL, one on SQLite, whose single writer a second process measured "
+        "no faster (docs/deployment.md). One process uses about one core (Python runs one thread at a "
+        "time).",
     )
     run_jobs: bool = Field(
         True,
@@ -172,6 +178,11 @@ class Settings(BaseSettings):
         """Feedback-derived alternatives need an endpoint and a model; a key is optional."""
         return bool(self.llm_base_url) and bool(self.llm_model)
 
+    @field_validator("workers", mode="before")
+    @classmethod
+    def _workers(cls, value: object) -> Workers:
+        return parse_workers(value)
+
     @field_validator("database_url")
     @classmethod
     def _a_store_redline_speaks(cls, value: str) -> str:
@@ -190,3 +201,18 @@ class Settings(BaseSettings):
             f"Redline stores data in SQLite (sqlite:///redline.db) or PostgreSQL "
             f"(postgresql+psycopg://user@host/db), not {url.drivername}"
         )
+
+
+def parse_workers(value: object) -> Workers:
+    """REDLINE_WORKERS or `--workers` as given (a number or its digits, or auto in any case), checked
+    here once for both, so a bad value gets the same sentence from either: the union's own errors
+    would name its branches, not the setting."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == AUTO:
+            return AUTO
+        if text.isascii() and text.isdigit() and int(text) >= 1:
+            return int(text)
+    elif isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise ValueError(f"must be {WORKERS_RULE}, not {value!r}")

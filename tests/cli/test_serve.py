@@ -14,7 +14,13 @@ from contextlib import contextmanager
 
 import httpx
 import psutil
+from sqlalchemy import select
 
+from redline.cli.processes import usable_cpus
+from redline.db import Database, make_engine
+from redline.jobs import service as jobs
+from redline.jobs.models import DONE, Job
+from redline.traces.retention import RETENTION_JOB
 from tests.samples import make_run
 
 TOKEN_LINE = re.compile(r"Admin token \(shown once, keep it safe\): (\S+)")
@@ -74,9 +80,18 @@ def serving(
 
 
 def test_serve_first_start_then_restart(database_url: str) -> None:
-    with serving(database_url, "--demo") as (base, lines, _):
+    with serving(database_url, "--demo") as (base, lines, process):
         output = "".join(lines)
         assert f"Store: {database_url}" in output
+        # The default, auto: one process per CPU on PostgreSQL, one on SQLite.
+        if database_url.startswith("postgresql"):
+            cpus = usable_cpus()
+            plural = ("es", "s") if cpus > 1 else ("", "")
+            said = f"{cpus} server process{plural[0]} (PostgreSQL, {cpus} CPU{plural[1]}) and one job worker"
+        else:
+            cpus, said = 1, "1 server process (SQLite: one writer at a time) and one job worker"
+        assert f"{said}\n" in lines
+        _workers_up(process, cpus if cpus > 1 else 0)
         assert 'Demo ready in project "default"' in output
         match = TOKEN_LINE.search(output)
         assert match, output
@@ -110,14 +125,10 @@ def test_serve_with_workers_shares_one_port_and_every_write_lands(database_url: 
     (on SQLite, the processes queue for the write lock)."""
     with serving(database_url, "--workers", "2") as (base, lines, process):
         output = "".join(lines)
-        assert "2 worker processes" in output
+        assert "2 server processes (workers set to 2) and one job worker\n" in output
         match = TOKEN_LINE.search(output)
         assert match, output
-        # A worker just forked shows the parent's command line until it has started its interpreter.
-        deadline = time.monotonic() + 30
-        while _spawned_workers(process) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _spawned_workers(process) == 2
+        _workers_up(process, 2)
         headers = {"Authorization": f"Bearer {match.group(1)}"}
         project = httpx.get(f"{base}/v1/projects", headers=headers).json()["data"][0]["id"]
         made = httpx.post(f"{base}/v1/runs", json=make_run(project), headers=headers)
@@ -138,3 +149,47 @@ def test_serve_with_workers_shares_one_port_and_every_write_lands(database_url: 
         assert sorted(annotation["comment"] for annotation in listed) == sorted(
             f"{number}-{i}" for number in range(4) for i in range(10)
         )
+
+
+def _workers_up(process: subprocess.Popen[str], count: int) -> None:
+    # A worker just forked shows the parent's command line until it has started its interpreter.
+    deadline = time.monotonic() + 30
+    while _spawned_workers(process) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _spawned_workers(process) == count
+
+
+def test_several_server_processes_share_one_job_worker_in_the_supervisor(database_url: str) -> None:
+    """`redline serve --workers 2`: both processes answer, and every job queued runs once, each by the
+    job worker of the supervising process; no server process claims one."""
+    with serving(database_url, "--workers", "2") as (base, lines, process):
+        match = TOKEN_LINE.search("".join(lines))
+        assert match, lines
+        _workers_up(process, 2)
+        headers = {"Authorization": f"Bearer {match.group(1)}"}
+        project = httpx.get(f"{base}/v1/projects", headers=headers).json()["data"][0]["id"]
+        # Retention passes over a project that keeps its runs for good: each is one quick transaction.
+        db = Database(make_engine(database_url))
+        try:
+            with db.write() as session:
+                queued = {
+                    jobs.enqueue(session, RETENTION_JOB, {"project_id": project}, subject=f"test-{n}").id
+                    for n in range(6)
+                }
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                with db.read() as session:
+                    found = session.scalars(select(Job).where(Job.id.in_(queued), Job.state == DONE))
+                    ran = list(found)
+                    claimers = {job.claimed_by for job in ran}
+                    attempts = [job.attempts for job in ran]
+                if len(ran) == len(queued):
+                    break
+                time.sleep(0.2)
+        finally:
+            db.dispose()
+        assert attempts == [1] * len(queued)
+        assert {claimer.split(":")[1] for claimer in claimers if claimer} == {str(process.pid)}
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _: httpx.get(f"{base}/v1/me", headers=headers), range(20)))
+        assert [answer.status_code for answer in answers] == [200] * 20

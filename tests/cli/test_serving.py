@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 from collections.abc import Iterator
 
 import pytest
-from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from redline.app import app_from_environment
 from redline.cli import serving
 from redline.cli.context import GC_YOUNG_THRESHOLD
-from redline.cli.main import cli
 from redline.config import Settings
 
 
@@ -40,6 +39,9 @@ def test_settings_survive_the_trip_through_the_environment(monkeypatch: pytest.M
         monkeypatch.setenv(name, value)
     assert Settings() == settings
     assert "REDLINE_SECRET_KEY" not in serving.settings_environment(settings)
+    default = Settings(workers="auto")
+    monkeypatch.setenv("REDLINE_WORKERS", serving.settings_environment(default)["REDLINE_WORKERS"])
+    assert Settings().workers == "auto"
 
 
 def test_the_app_factory_builds_the_app_of_the_environment(
@@ -67,11 +69,17 @@ def test_a_worker_logs_and_collects_as_serve_does(
         assert client.get("/healthz").status_code == 200
 
 
-def test_workers_must_be_one_or_more(monkeypatch: pytest.MonkeyPatch) -> None:
-    refused = CliRunner().invoke(cli, ["serve", "--workers", "0"])
-    assert refused.exit_code == 2
-    assert "--workers" in refused.output
-    monkeypatch.setenv("REDLINE_WORKERS", "0")
-    refused = CliRunner().invoke(cli, ["serve"])
-    assert refused.exit_code == 2
-    assert "REDLINE_WORKERS" in refused.output
+def test_a_server_process_of_several_starts_no_job_worker(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, restored_process: None
+) -> None:
+    """What each of `redline serve --workers N`'s processes runs: the app, never a job worker (the
+    supervisor runs the one there is)."""
+    monkeypatch.setenv("REDLINE_DATABASE_URL", database_url)
+    monkeypatch.setenv("REDLINE_RUN_JOBS", "true")
+    before = {thread.name for thread in threading.enumerate()}
+    with TestClient(serving.worker_app()) as client:
+        assert client.get("/healthz").status_code == 200
+        started = {thread.name for thread in threading.enumerate()} - before
+    assert "redline-jobs" not in started
+    # Each server process that writes checkpoints its own SQLite log (PostgreSQL has none).
+    assert ("redline-wal-checkpoints" in started) == database_url.startswith("sqlite")

@@ -1,5 +1,7 @@
-"""`redline serve`, and how it runs the app: in this process, or in `--workers` processes sharing the
-port; and beside it, on a thread of this process, the job worker (unless REDLINE_RUN_JOBS is off).
+"""`redline serve`, and how it runs the app: in this process, or in several server processes sharing
+the port (how many: `cli/processes.py`, from `--workers`, by default by store and CPUs); and beside
+it, on a thread of this process, the one job worker (unless REDLINE_RUN_JOBS is off): the server
+processes never start one.
 
 With workers, uvicorn starts fresh interpreters that import `worker_app` (an app factory) after the
 parent has migrated the store and made the first workspace, so no worker migrates; each builds its app
@@ -21,9 +23,25 @@ from redline.app import app_from_environment, create_app
 from redline.background import job_worker
 from redline.cli.context import CliContext, pass_context, shown_url, tune_gc_for_bulk_work
 from redline.cli.demo import seed_demo
-from redline.config import Settings
+from redline.cli.processes import server_processes, startup_line, usable_cpus
+from redline.config import Settings, Workers, parse_workers
 from redline.db import Database
 from redline.walcheckpoints import checkpoint_in_background
+
+
+class WorkersType(click.ParamType[Workers]):
+    """`--workers`: a number of 1 or more, or auto, read by the same rule as REDLINE_WORKERS."""
+
+    name = "N|auto"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> Workers:
+        try:
+            return parse_workers(value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+WORKERS = WorkersType()
 
 
 @click.command()
@@ -34,8 +52,10 @@ from redline.walcheckpoints import checkpoint_in_background
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
-    help="Server processes sharing the port [env REDLINE_WORKERS; default 1].",
+    type=WORKERS,
+    metavar="N|auto",
+    help="Server processes sharing the port, or auto: one per CPU on PostgreSQL, one on SQLite "
+    "[env REDLINE_WORKERS; default auto].",
 )
 @click.option(
     "--demo", is_flag=True, help="Seed the first project with the demo (see redline demo) before serving."
@@ -46,18 +66,19 @@ def serve(
     host: str | None,
     port: int | None,
     log_level: str | None,
-    workers: int | None,
+    workers: Workers | None,
     demo: bool,
 ) -> None:
     """Migrate the store, make the first workspace and admin if there are none, and serve the API."""
     settings = context.settings(host=host, port=port, log_level=log_level, workers=workers)
     click.echo(f"Store: {shown_url(settings.database_url)}")
-    context.ready_database()
+    database = context.ready_database()
     if demo:
         seed_demo(context, None, 200)
-    processes = f", {settings.workers} worker processes" if settings.workers > 1 else ""
-    click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs{processes})")
-    run(settings, context.database())
+    processes = server_processes(settings.workers, database.dialect_name, usable_cpus())
+    click.echo(startup_line(processes, run_jobs=settings.run_jobs))
+    click.echo(f"Serving on http://{settings.host}:{settings.port} (API docs at /docs)")
+    run(settings, database, processes.count)
 
 
 # The import string uvicorn's workers load (with factory=True: it names a function that makes the app).
@@ -94,25 +115,26 @@ def worker_app() -> FastAPI:
     return app
 
 
-def run(settings: Settings, database: Database) -> None:
-    """Serve until stopped, with a job worker on a thread unless `run_jobs` is off. The store is ready
-    (migrated, first workspace made) before this is called."""
+def run(settings: Settings, database: Database, processes: int) -> None:
+    """Serve with `processes` server processes until stopped, and one job worker, on a thread of this
+    process, unless `run_jobs` is off. The store is ready (migrated, first workspace made) before this
+    is called."""
     configure_logging(settings.log_level)
     stop_jobs = job_worker(database, settings).start() if settings.run_jobs else None
     # With workers, each server process checkpoints for itself (its app's lifespan); this one does only
     # while it writes too.
-    writes_here = settings.workers == 1 or stop_jobs is not None
+    writes_here = processes == 1 or stop_jobs is not None
     stop_checkpoints = checkpoint_in_background(database.engine) if writes_here else None
     try:
-        _serve(settings, database, jobs_here=stop_jobs is not None)
+        _serve(settings, database, processes, jobs_here=stop_jobs is not None)
     finally:
         for stop in (stop_checkpoints, stop_jobs):
             if stop is not None:
                 stop()
 
 
-def _serve(settings: Settings, database: Database, *, jobs_here: bool) -> None:
-    if settings.workers == 1:
+def _serve(settings: Settings, database: Database, processes: int, *, jobs_here: bool) -> None:
+    if processes == 1:
         app = create_app(settings, database)
         tune_gc_for_bulk_work()
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
@@ -125,7 +147,7 @@ def _serve(settings: Settings, database: Database, *, jobs_here: bool) -> None:
     uvicorn.run(
         WORKER_APP,
         factory=True,
-        workers=settings.workers,
+        workers=processes,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
