@@ -178,7 +178,8 @@ def test_refusals_are_the_apis_sentences(database_url: str, db: Database) -> Non
 
 def test_preview_queue_recent_and_results(database_url: str, db: Database) -> None:
     store = _store(db)
-    runs = store.runs(10)
+    # Enough runs that a half sample surely takes two or more (the rule's sampling follows the run ids).
+    runs = store.runs(30)
     store.runs(2, agent="billing-agent")
     estimate = ok(
         database_url,
@@ -191,7 +192,7 @@ def test_preview_queue_recent_and_results(database_url: str, db: Database) -> No
         "--sample",
         "0.5",
     )
-    assert estimate.stdout == "It would have queued about 5 of the last 12 runs.\n"
+    assert estimate.stdout == "It would have queued about 15 of the last 32 runs.\n"
     rule_id = _rule_id(
         ok(
             database_url,
