@@ -78,7 +78,7 @@ async def _connection(
             writer.write(request)
             status, body = await _answer(reader)
             latencies.append(time.perf_counter() - sent)
-            if status != 200:
+            if not 200 <= status < 300:
                 raise RuntimeError(f"answered {status}: {body[:500]!r}")
     finally:
         writer.close()

@@ -260,18 +260,19 @@ class Server:
 
 @contextmanager
 def serve(
-    store: Store, log: Path, workers: int = 1, settings: Mapping[str, str] | None = None
+    store: Store, log: Path, workers: int | None = 1, settings: Mapping[str, str] | None = None
 ) -> Iterator[Server]:
     """`redline serve --workers N` on the store (headless first start, a free port), healthy before the
-    block runs; with `workers` > 1 the figures cover its whole process tree.
+    block runs; the figures cover its whole process tree. `workers` None starts it at its defaults
+    (`writes.py` measures those); every other bench names a count.
     `settings` are more REDLINE_* variables for it (`otlp.py` puts off settling with one).
 
     A failure in the block comes back with the end of the server's log, where its traceback is; the
     server is stopped either way, and `peak_mib` then holds its lifetime peak.
     """
     port = free_port()
-    # Always named, so a figure does not move with what `redline serve` chooses by default.
-    command = [REDLINE, "serve", "--workers", str(workers)]
+    # Named unless asked not to, so a figure does not move with what `redline serve` chooses by default.
+    command = [REDLINE, "serve", *(["--workers", str(workers)] if workers is not None else [])]
     with log.open("wb") as sink:
         process = subprocess.Popen(
             command,

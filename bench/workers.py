@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 import psutil
 import psycopg
@@ -144,6 +145,16 @@ def runs_body(project: str, first: int, count: int) -> bytes:
     return orjson.dumps({"runs": runs})
 
 
+def post_runs(client: httpx.Client, project: str, count: int) -> None:
+    """`count` runs of `runs_body` into the project through POST /v1/runs/batch, `RUN_BATCH` a request."""
+    for first in range(0, count, RUN_BATCH):
+        client.post(
+            "/v1/runs/batch",
+            content=runs_body(project, first, min(RUN_BATCH, count - first)),
+            headers={"Content-Type": "application/json"},
+        ).raise_for_status()
+
+
 def prepare(server: Server, traces: int) -> tuple[str, list[Target]]:
     """The review key "rating" and the runs, through the API; the runs the mix writes to, read back."""
     with server.client() as client:
@@ -158,12 +169,7 @@ def prepare(server: Server, traces: int) -> tuple[str, list[Target]]:
                 "options": ["good", "bad"],
             },
         ).raise_for_status()
-        for first in range(0, traces, RUN_BATCH):
-            client.post(
-                "/v1/runs/batch",
-                content=runs_body(project, first, min(RUN_BATCH, traces - first)),
-                headers={"Content-Type": "application/json"},
-            ).raise_for_status()
+        post_runs(client, project, traces)
         listed = client.get("/v1/runs", params={"projectId": project, "limit": TARGET_RUNS})
         listed.raise_for_status()
         targets = []

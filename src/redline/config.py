@@ -55,6 +55,19 @@ class Settings(BaseSettings):
         "console is reached over HTTPS, which is how it should be reached beyond localhost.",
     )
     log_level: LogLevel = Field("info", description="Least severe log level written.")
+    access_log: bool = Field(
+        False,
+        description="Write a line per request to standard output (uvicorn's access log). Off by default: "
+        "writing it costs the server about 0.1 ms of CPU a request, a tenth of an annotation's create "
+        "(bench/README.md), and a proxy in front usually keeps one already. Errors are logged either way.",
+    )
+    pin_cpus: bool = Field(
+        True,
+        description="Keep each server process's request threads on one CPU (Linux). Requests hop between "
+        "the event loop's thread and a worker thread; on different CPUs each hop wakes the other CPU, "
+        "which cost a 2-core virtual machine more CPU than an annotation's create itself (3.1 ms against "
+        "1.4 ms a create, bench/README.md). The job worker keeps every CPU.",
+    )
     workers: Workers = Field(
         AUTO,
         description="Server processes `redline serve` starts, sharing the port: a number (1 or more), or "

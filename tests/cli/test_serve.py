@@ -10,10 +10,11 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import httpx
 import psutil
+import pytest
 from sqlalchemy import select
 
 from redline.cli.processes import usable_cpus
@@ -193,3 +194,48 @@ def test_several_server_processes_share_one_job_worker_in_the_supervisor(databas
         with ThreadPoolExecutor(4) as pool:
             answers = list(pool.map(lambda _: httpx.get(f"{base}/v1/me", headers=headers), range(20)))
         assert [answer.status_code for answer in answers] == [200] * 20
+
+
+def _thread_cpus(process: psutil.Process) -> dict[int, list[int]]:
+    """Each thread of the process by id, with the CPUs it may run on."""
+    return {thread.id: sorted(psutil.Process(thread.id).cpu_affinity()) for thread in process.threads()}
+
+
+def _server_processes(process: subprocess.Popen[str]) -> list[psutil.Process]:
+    """The processes that serve requests: the spawned workers, else `redline serve` itself."""
+    children = []
+    for child in psutil.Process(process.pid).children():
+        with suppress(psutil.ZombieProcess, psutil.NoSuchProcess):
+            if "multiprocessing.spawn" in " ".join(child.cmdline()):
+                children.append(child)
+    return children or [psutil.Process(process.pid)]
+
+
+@pytest.mark.skipif(usable_cpus() < 2, reason="pinning needs two CPUs to choose from")
+@pytest.mark.parametrize("workers", ["auto", "2"])
+def test_each_server_process_keeps_its_request_threads_on_a_cpu_of_its_own(
+    database_url: str, workers: str
+) -> None:
+    """The threads that serve requests share one CPU per process, a different one per process; the job
+    worker, in `redline serve` itself, keeps every CPU. `--no-pin-cpus` leaves every thread free."""
+    every = sorted(psutil.Process().cpu_affinity())
+    with serving(database_url, "--workers", workers) as (base, _, process):
+        spawned = 2 if workers == "2" else usable_cpus() if database_url.startswith("postgresql") else 0
+        _workers_up(process, spawned)
+        servers = _server_processes(process)
+        # Requests start the worker threads that run the handlers.
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda _: httpx.get(f"{base}/v1/runs"), range(40)))
+        pinned = []
+        for server in servers:
+            cpus = _thread_cpus(server)
+            assert cpus[server.pid] != every
+            assert len(cpus[server.pid]) == 1
+            # Every thread started after the pin (the request threads) holds it too.
+            assert sum(1 for held in cpus.values() if held == cpus[server.pid]) > 1
+            pinned.append(cpus[server.pid][0])
+        assert len(set(pinned)) == len(pinned)
+        assert every in _thread_cpus(psutil.Process(process.pid)).values()
+    with serving(database_url, "--no-pin-cpus") as (base, _, process):
+        httpx.get(f"{base}/v1/runs")
+        assert set(map(tuple, _thread_cpus(psutil.Process(process.pid)).values())) == {tuple(every)}

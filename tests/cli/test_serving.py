@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import threading
 from collections.abc import Iterator
 
@@ -13,17 +14,21 @@ from starlette.testclient import TestClient
 from redline.app import app_from_environment
 from redline.cli import serving
 from redline.cli.context import GC_YOUNG_THRESHOLD
+from redline.cli.pinning import allowed_cpus
 from redline.config import Settings
 
 
 @pytest.fixture
 def restored_process() -> Iterator[None]:
-    """The worker factory tunes the collector and the `redline` logger for the whole process; put both
-    back afterwards, for the tests that follow in this one."""
+    """The worker factory tunes the collector and the `redline` logger for the whole process, and pins
+    the calling thread to a CPU; put all three back afterwards, for the tests that follow in this one."""
     threshold = gc.get_threshold()
     logger = logging.getLogger("redline")
     handlers, level, propagate = list(logger.handlers), logger.level, logger.propagate
+    cpus = allowed_cpus()
     yield
+    if cpus:
+        os.sched_setaffinity(0, cpus)
     gc.unfreeze()
     gc.set_threshold(*threshold)
     logger.handlers[:] = handlers
@@ -61,8 +66,13 @@ def test_a_worker_logs_and_collects_as_serve_does(
 ) -> None:
     monkeypatch.setenv("REDLINE_DATABASE_URL", database_url)
     monkeypatch.setenv("REDLINE_LOG_LEVEL", "error")
+    cpus = allowed_cpus()
     app = serving.worker_app()
     assert app.state.settings.database_url == database_url
+    # The thread that goes on to run the event loop is kept on one of the CPUs it had.
+    if len(cpus) > 1:
+        [cpu] = allowed_cpus()
+        assert cpu in cpus
     assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
     assert logging.getLogger("redline").level == logging.ERROR
     with TestClient(app) as client:
@@ -83,3 +93,13 @@ def test_a_server_process_of_several_starts_no_job_worker(
     assert "redline-jobs" not in started
     # Each server process that writes checkpoints its own SQLite log (PostgreSQL has none).
     assert ("redline-wal-checkpoints" in started) == database_url.startswith("sqlite")
+
+
+def test_a_worker_told_not_to_pin_keeps_every_cpu(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, restored_process: None
+) -> None:
+    monkeypatch.setenv("REDLINE_DATABASE_URL", database_url)
+    monkeypatch.setenv("REDLINE_PIN_CPUS", "false")
+    cpus = allowed_cpus()
+    serving.worker_app()
+    assert allowed_cpus() == cpus

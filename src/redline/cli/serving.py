@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
+from pathlib import Path
 
 import click
 import uvicorn
@@ -23,6 +25,7 @@ from redline.app import app_from_environment, create_app
 from redline.background import job_worker
 from redline.cli.context import CliContext, pass_context, shown_url, tune_gc_for_bulk_work
 from redline.cli.demo import seed_demo
+from redline.cli.pinning import CLAIMS_VARIABLE, CpuClaims, pin_server_thread
 from redline.cli.processes import server_processes, startup_line, usable_cpus
 from redline.config import Settings, Workers, parse_workers
 from redline.db import Database
@@ -51,6 +54,16 @@ WORKERS = WorkersType()
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), help="[env REDLINE_LOG_LEVEL]"
 )
 @click.option(
+    "--access-log/--no-access-log",
+    default=None,
+    help="A line per request on standard output [env REDLINE_ACCESS_LOG; default off].",
+)
+@click.option(
+    "--pin-cpus/--no-pin-cpus",
+    default=None,
+    help="Keep each server process's request threads on one CPU [env REDLINE_PIN_CPUS; default on].",
+)
+@click.option(
     "--workers",
     type=WORKERS,
     metavar="N|auto",
@@ -66,11 +79,20 @@ def serve(
     host: str | None,
     port: int | None,
     log_level: str | None,
+    access_log: bool | None,
+    pin_cpus: bool | None,
     workers: Workers | None,
     demo: bool,
 ) -> None:
     """Migrate the store, make the first workspace and admin if there are none, and serve the API."""
-    settings = context.settings(host=host, port=port, log_level=log_level, workers=workers)
+    settings = context.settings(
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=access_log,
+        pin_cpus=pin_cpus,
+        workers=workers,
+    )
     click.echo(f"Store: {shown_url(settings.database_url)}")
     database = context.ready_database()
     if demo:
@@ -112,6 +134,9 @@ def worker_app() -> FastAPI:
     configure_logging(settings.log_level)
     app = app_from_environment()
     tune_gc_for_bulk_work()
+    if settings.pin_cpus:
+        claims = os.environ.get(CLAIMS_VARIABLE)
+        pin_server_thread(CpuClaims(Path(claims)) if claims else None)
     return app
 
 
@@ -137,18 +162,30 @@ def _serve(settings: Settings, database: Database, processes: int, *, jobs_here:
     if processes == 1:
         app = create_app(settings, database)
         tune_gc_for_bulk_work()
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+        if settings.pin_cpus:
+            pin_server_thread()
+        uvicorn.run(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            access_log=settings.access_log,
+        )
         return
     # The server processes open their own connections; this one supervises them, and runs the jobs
     # when it does (a long training run then takes no time from serving requests).
     if not jobs_here:
         database.dispose()
     os.environ.update(settings_environment(settings))
-    uvicorn.run(
-        WORKER_APP,
-        factory=True,
-        workers=processes,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-    )
+    with tempfile.TemporaryDirectory(prefix="redline-cpus-") as folder:
+        # The server processes claim distinct CPUs in this file (cli/pinning.py).
+        os.environ[CLAIMS_VARIABLE] = str(Path(folder) / "claims")
+        uvicorn.run(
+            WORKER_APP,
+            factory=True,
+            workers=processes,
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            access_log=settings.access_log,
+        )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, get_args
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from redline.db import new_id, parse_id, utcnow
@@ -184,7 +184,7 @@ def operator(session: Session) -> Actor:
 
 # Who a token stands for, as plain columns rather than Token and Principal entities, in a statement built
 # once: this runs on every API request (bench/README.md).
-_TOKEN_AND_PRINCIPAL = select(
+_TOKEN_COLUMNS = (
     Token.id,
     Token.revoked_at,
     Token.last_used_at,
@@ -194,12 +194,50 @@ _TOKEN_AND_PRINCIPAL = select(
     Principal.kind,
     Principal.reviewer_role,
     Principal.workspace_admin,
-).join(Principal, Principal.id == Token.principal_id)
+)
+TOKEN_COLUMN_COUNT = len(_TOKEN_COLUMNS)
+_TOKEN_AND_PRINCIPAL = select(*_TOKEN_COLUMNS).join(Principal, Principal.id == Token.principal_id)
 _TOKEN_ACTOR = _TOKEN_AND_PRINCIPAL.where(Token.secret_hash == bindparam("secret_hash"))
 _TOKEN_ACTOR_BY_ID = _TOKEN_AND_PRINCIPAL.where(Token.id == bindparam("token_id"))
 
 
 MISSING_TOKEN = "Missing bearer token: send Authorization: Bearer <token>."
+INVALID_TOKEN = "The bearer token is not valid or has been revoked."
+
+
+def caller_and(*columns: Any) -> Select[Any]:
+    """The caller behind the bearer secret (bound as `secret_hash`: `secret_parameters`) with more columns
+    after its own, for a write that reads who calls and what it is about in one statement; join what
+    the columns come from with `Principal.id` in hand. `caller_of` reads the row."""
+    return (
+        select(*_TOKEN_COLUMNS, *columns)
+        .select_from(Token)
+        .join(Principal, Principal.id == Token.principal_id)
+        .where(Token.secret_hash == bindparam("secret_hash"))
+    )
+
+
+def secret_parameters(secret: str) -> dict[str, Any]:
+    """The parameters of `caller_and`'s statement for a bearer secret."""
+    if not secret:
+        raise Unauthenticated(MISSING_TOKEN)
+    return {"secret_hash": hash_secret(secret)}
+
+
+def caller_of(session: Session, row: Sequence[Any] | None) -> Actor:
+    """The actor of a row of `caller_and` (None: no such token), refused as `authenticate` refuses; its
+    last-used time written in the same transaction when due. The caller's own columns come after
+    `TOKEN_COLUMN_COUNT`."""
+    if row is None or row[1] is not None:
+        raise Unauthenticated(INVALID_TOKEN, code="auth-invalid")
+    actor = _actor_of_row(row)
+    if _last_use_due(row[2]) and actor.token_id is not None:
+        touch_token(session, actor.token_id)
+    return actor
+
+
+def _last_use_due(last_used_at: datetime | None) -> bool:
+    return last_used_at is None or utcnow() - last_used_at >= LAST_USED_RESOLUTION
 
 
 def authenticate(session: Session, secret: str | None) -> tuple[Actor, bool]:
@@ -208,10 +246,8 @@ def authenticate(session: Session, secret: str | None) -> tuple[Actor, bool]:
         raise Unauthenticated(MISSING_TOKEN)
     row = session.connection().execute(_TOKEN_ACTOR, {"secret_hash": hash_secret(secret)}).first()
     if row is None or row[1] is not None:
-        raise Unauthenticated("The bearer token is not valid or has been revoked.", code="auth-invalid")
-    last_used_at = row[2]
-    due = last_used_at is None or utcnow() - last_used_at >= LAST_USED_RESOLUTION
-    return _actor_of_row(row), due
+        raise Unauthenticated(INVALID_TOKEN, code="auth-invalid")
+    return _actor_of_row(row), _last_use_due(row[2])
 
 
 def actor_for_token(session: Session, token_id: uuid.UUID) -> Actor:
@@ -224,7 +260,9 @@ def actor_for_token(session: Session, token_id: uuid.UUID) -> Actor:
 
 
 def _actor_of_row(row: Sequence[Any]) -> Actor:
-    token_id, _, _, workspace_id, principal_id, name, kind, reviewer_role, workspace_admin = row
+    token_id, _, _, workspace_id, principal_id, name, kind, reviewer_role, workspace_admin = row[
+        :TOKEN_COLUMN_COUNT
+    ]
     return Actor(
         workspace_id=workspace_id,
         principal_id=principal_id,

@@ -18,7 +18,7 @@ from redline.annotations.export import export_chunks
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity.service import Actor
-from redline.surfaces.auth import BearerSecret, current_actor, database, in_write
+from redline.surfaces.auth import BearerSecret, current_actor, database
 from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
@@ -46,8 +46,7 @@ class NDJSONStream(StreamingResponse):
 )
 def create_annotation(trace_id: str, body: AnnotationIn, secret: BearerSecret, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
-        actor = in_write(session, secret)
-        annotation = annotation_service.create(session, actor, path_id(trace_id, "run"), body)
+        annotation = annotation_service.create_by_token(session, secret, trace_id, body)
         answer = annotation_dict(annotation)
     return JSONBody(answer)
 
