@@ -7,6 +7,7 @@ Services get a `Session` and may `flush()`, never `commit()`: the transaction is
 from __future__ import annotations
 
 import functools
+import sqlite3
 import threading
 import time
 import uuid
@@ -33,7 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -194,8 +195,17 @@ def make_engine(
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        write = connection.get_execution_options().get(_WRITE_OPTION, False)
-        connection.exec_driver_sql(SQLITE_WRITE_BEGIN if write else SQLITE_READ_BEGIN)
+        statement = (
+            SQLITE_WRITE_BEGIN if connection.get_execution_options().get(_WRITE_OPTION) else SQLITE_READ_BEGIN
+        )
+        # On the driver's connection rather than through exec_driver_sql: BEGIN needs none of SQLAlchemy's
+        # execution machinery, which cost every transaction more than SQLite's own work for it
+        # (bench/README.md, "The write path"). Its errors come out as SQLAlchemy's, as they would have
+        # (a busy store's is what `is_busy` looks for).
+        try:
+            connection.connection.dbapi_connection.execute(statement)
+        except sqlite3.Error as error:
+            raise DBAPIError.instance(statement, None, error, sqlite3.Error) from error
 
     return engine
 

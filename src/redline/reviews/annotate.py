@@ -20,20 +20,21 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, cast
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import Table, and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
 from redline.db import new_id, utcnow
 from redline.errors import Invalid, NotFound
 from redline.identity.service import Actor
-from redline.reviews.models import ReviewKey
 from redline.reviews.schemas import EvaluationIn, ValueIn
-from redline.reviews.service import by_keys, key_not_found
-from redline.reviews.targets import Target, find_target, linked_log
+from redline.reviews.service import key_not_found, key_rules
+from redline.reviews.targets import Place, linked_place, writable_place
 from redline.reviews.values import check_correction, check_result, check_value
 
 MAX_ANNOTATIONS = 10
@@ -84,26 +85,40 @@ def _by_author(actor: Actor) -> Any:
     )
 
 
-def _on(target: Target) -> Any:
+def _on(place: Place) -> Any:
     """Rows said about exactly this span (or the trace itself, for no span)."""
-    where_span = Annotation.span_id.is_(None) if target.span is None else Annotation.span_id == target.span.id
-    return and_(Annotation.trace_id == target.trace.id, where_span)
-
-
-def _new_row(actor: Actor, target: Target, meta: dict[str, str] | None, **fields: Any) -> Annotation:
-    now = utcnow()
-    return Annotation(
-        id=new_id(),
-        trace_id=target.trace.id,
-        span_id=target.span.id if target.span is not None else None,
-        label_error=False,
-        meta=meta,
-        author_id=actor.principal_id,
-        author_name=actor.name,
-        created_at=now,
-        updated_at=now,
-        **fields,
+    where_span = (
+        Annotation.span_id.is_(None) if place.span_pk is None else Annotation.span_id == place.span_pk
     )
+    return and_(Annotation.trace_id == place.trace_id, where_span)
+
+
+def _new_row(actor: Actor, place: Place, meta: dict[str, str] | None, **fields: Any) -> Annotation:
+    now = utcnow()
+    return Annotation(**_new_columns(actor, place, meta, now, fields))
+
+
+def _new_columns(
+    actor: Actor, place: Place, meta: dict[str, str] | None, now: datetime, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """Every attribute of a new row by the actor on the place, saying `fields`."""
+    return {
+        "id": new_id(),
+        "trace_id": place.trace_id,
+        "step_id": None,
+        "span_id": place.span_pk,
+        "rating": None,
+        "comment": None,
+        "quote": None,
+        "label_error": False,
+        "label_error_note": None,
+        "meta": meta,
+        "author_id": actor.principal_id,
+        "author_name": actor.name,
+        "created_at": now,
+        "updated_at": now,
+        **fields,
+    }
 
 
 # ------------------------------------------------------------------------------------------------ checks
@@ -134,8 +149,8 @@ def _check_request(values: Sequence[ValueIn]) -> None:
         seen[name] = index
 
 
-def _result_not_found(actor: Actor, target: Target, ident: str) -> NotFound:
-    place = f"span {target.span_key}" if target.span is not None else f"trace {target.trace.id}"
+def _result_not_found(actor: Actor, target: Place, ident: str) -> NotFound:
+    place = f"span {target.span_key}" if target.span_pk is not None else f"trace {target.trace_id}"
     return NotFound(
         "evaluator-result",
         ident,
@@ -144,7 +159,7 @@ def _result_not_found(actor: Actor, target: Target, ident: str) -> NotFound:
 
 
 def _evaluator_results(
-    session: Session, actor: Actor, target: Target, idents: Sequence[str]
+    session: Session, actor: Actor, target: Place, idents: Sequence[str]
 ) -> dict[str, Annotation]:
     """The evaluator results on the target these ids name, by id as sent; any other id is not found."""
     parsed: dict[str, uuid.UUID] = {}
@@ -172,19 +187,64 @@ def _evaluator_results(
 # ------------------------------------------------------------------------------------------------- write
 
 
-def _own(session: Session, actor: Actor, identity: str | None, where: Any) -> list[Annotation]:
-    """The actor's rows (for this identity) matching `where`, oldest first.
+# What a row written by the request replaces, read as plain columns: the values a person saves on a span
+# are the reviews surface's most frequent write (bench/README.md, "The write path").
+_MINE_COLUMNS = (
+    Annotation.id,
+    Annotation.key,
+    Annotation.parent_id,
+    Annotation.meta,
+    Annotation.label_error,
+    Annotation.label_error_note,
+    Annotation.author_name,
+    Annotation.created_at,
+)
 
-    The identity is narrowed in SQL too: a service saving its end users' values keeps a row per end
-    user per key on a span, and loading all of them to keep one made a request's cost grow with them.
-    """
+
+@dataclass(frozen=True)
+class _Kept:
+    """One of the actor's rows a request may replace: what the answer shows of it that the request does
+    not say again."""
+
+    id: uuid.UUID
+    key: str | None
+    parent_id: uuid.UUID | None
+    meta: dict[str, Any] | None
+    label_error: bool
+    label_error_note: str | None
+    author_name: str
+    created_at: datetime
+
+
+@lru_cache(maxsize=64)
+def _mine_query(on_span: bool, by_principal: bool, as_identity: bool, keys: bool, results: bool) -> Any:
+    """The statement for the actor's rows on one place that a request replaces, built once per shape:
+    keys and results are expanding parameters, so one statement serves any number of them."""
     said_by = Annotation.meta["identity_id"].as_string()
-    rows = session.scalars(
-        select(Annotation)
-        .where(where, _by_author(actor), said_by.is_(None) if identity is None else said_by == identity)
+    wanted = []
+    if keys:
+        wanted.append(
+            and_(
+                Annotation.key.in_(bindparam("keys", expanding=True)),
+                Annotation.parent_id.is_(None),
+                Annotation.source == HUMAN,
+            )
+        )
+    if results:
+        wanted.append(Annotation.parent_id.in_(bindparam("results", expanding=True)))
+    return (
+        select(*_MINE_COLUMNS)
+        .where(
+            Annotation.trace_id == bindparam("trace_id"),
+            Annotation.span_id == bindparam("span_pk") if on_span else Annotation.span_id.is_(None),
+            Annotation.author_id == bindparam("author_id")
+            if by_principal
+            else Annotation.author_id.is_(None),
+            said_by == bindparam("identity") if as_identity else said_by.is_(None),
+            or_(*wanted),
+        )
         .order_by(Annotation.created_at, Annotation.id)
     )
-    return [row for row in rows if _identity(row.meta) == identity]
 
 
 @dataclass
@@ -192,60 +252,132 @@ class _Mine:
     """The actor's rows on one place (for one identity) that a request's values replace, oldest first:
     by key for values, by the evaluator result they correct for corrections."""
 
-    by_key: dict[str, list[Annotation]]
-    by_result: dict[uuid.UUID, list[Annotation]]
+    by_key: dict[str, list[_Kept]]
+    by_result: dict[uuid.UUID, list[_Kept]]
 
 
 def _mine(
     session: Session,
     actor: Actor,
-    place: Target,
+    place: Place,
     identity: str | None,
     keys: Sequence[str],
     result_ids: Sequence[uuid.UUID],
 ) -> _Mine:
     """One query for what a whole request replaces on a place, rather than one per value: building and
-    running ten statements was most of a ten-value request's time (bench/README.md, "Reviews")."""
+    running ten statements was most of a ten-value request's time (bench/README.md, "Reviews"). The
+    identity is narrowed in SQL too: a service saving its end users' values keeps a row per end user per
+    key on a span, and loading all of them to keep one made a request's cost grow with them."""
     mine = _Mine(defaultdict(list), defaultdict(list))
-    wanted = []
-    if keys:
-        wanted.append(
-            and_(Annotation.key.in_(list(keys)), Annotation.parent_id.is_(None), Annotation.source == HUMAN)
-        )
-    if result_ids:
-        wanted.append(Annotation.parent_id.in_(list(result_ids)))
-    if not wanted:
+    if not keys and not result_ids:
         return mine
-    for row in _own(session, actor, identity, and_(_on(place), or_(*wanted))):
-        if row.parent_id is not None:
-            mine.by_result[row.parent_id].append(row)
+    query = _mine_query(
+        place.span_pk is not None,
+        actor.principal_id is not None,
+        identity is not None,
+        bool(keys),
+        bool(result_ids),
+    )
+    parameters = {
+        "trace_id": place.trace_id,
+        "span_pk": place.span_pk,
+        "author_id": actor.principal_id,
+        "identity": identity,
+        "keys": list(keys),
+        "results": list(result_ids),
+    }
+    for row in session.connection().execute(query, parameters):
+        kept = _Kept(*row)
+        if _identity(kept.meta) != identity:
+            continue
+        if kept.parent_id is not None:
+            mine.by_result[kept.parent_id].append(kept)
         else:
-            mine.by_key[str(row.key)].append(row)
+            mine.by_key[str(kept.key)].append(kept)
     return mine
 
 
-def _put(
-    session: Session,
-    actor: Actor,
-    target: Target,
-    meta: dict[str, str] | None,
-    existing: list[Annotation],
-    fields: dict[str, Any],
-) -> Annotation:
-    """The actor's `existing` row (the oldest) changed to say `fields`, or a new one when there is none;
-    any later duplicates go."""
-    if not existing:
-        row = _new_row(actor, target, meta, **fields)
-        session.add(row)
-        return row
-    row, *extra = existing
-    for name, value in fields.items():
-        setattr(row, name, value)
-    row.meta = meta
-    row.updated_at = utcnow()
-    for duplicate in extra:
-        session.delete(duplicate)
-    return row
+_ANNOTATIONS = cast(Table, Annotation.__table__)
+_INSERT = insert(_ANNOTATIONS)
+_REPLACED_FIELDS = ("key", "value", "explanation", "source", "output_type", "parent_id")
+_REPLACE = (
+    update(_ANNOTATIONS)
+    .where(_ANNOTATIONS.c.id == bindparam("b_id"))
+    .values(
+        {
+            **{name: bindparam(f"b_{name}") for name in _REPLACED_FIELDS},
+            "metadata": bindparam("b_metadata"),
+            "updated_at": bindparam("b_updated_at"),
+        }
+    )
+)
+_DELETE = delete(_ANNOTATIONS).where(_ANNOTATIONS.c.id.in_(bindparam("ids", expanding=True)))
+
+
+@dataclass(frozen=True)
+class Written:
+    """A row a request wrote, as it now stands (not loaded in the session: rows go in through Core), and
+    the id of the span it is about (None for the trace itself)."""
+
+    annotation: Annotation
+    span_key: str | None
+
+
+@dataclass
+class _Writes:
+    """A request's rows, gathered to be written with one statement per kind of change."""
+
+    added: list[dict[str, Any]] = field(default_factory=list)
+    replaced: list[dict[str, Any]] = field(default_factory=list)
+    removed: list[uuid.UUID] = field(default_factory=list)
+    answered: list[Written] = field(default_factory=list)
+
+    def put(
+        self,
+        actor: Actor,
+        place: Place,
+        meta: dict[str, str] | None,
+        existing: list[_Kept],
+        fields: dict[str, Any],
+    ) -> None:
+        """The actor's `existing` row (the oldest) changed to say `fields`, or a new one when there is
+        none; any later duplicates go."""
+        now = utcnow()
+        if not existing:
+            columns = _new_columns(actor, place, meta, now, fields)
+            self.added.append(
+                {("metadata" if name == "meta" else name): value for name, value in columns.items()}
+            )
+            self.answered.append(Written(Annotation(**columns), place.span_key or None))
+            return
+        row, *extra = existing
+        self.replaced.append(
+            {
+                "b_id": row.id,
+                "b_metadata": meta,
+                "b_updated_at": now,
+                **{f"b_{n}": fields[n] for n in _REPLACED_FIELDS},
+            }
+        )
+        self.removed.extend(duplicate.id for duplicate in extra)
+        columns = _new_columns(actor, place, meta, now, fields)
+        columns.update(
+            id=row.id,
+            label_error=row.label_error,
+            label_error_note=row.label_error_note,
+            author_name=row.author_name,
+            created_at=row.created_at,
+        )
+        self.answered.append(Written(Annotation(**columns), place.span_key or None))
+
+    def write(self, session: Session) -> None:
+        connection = session.connection()
+        if self.removed:
+            connection.execute(_DELETE, {"ids": self.removed})
+        if self.replaced:
+            connection.execute(_REPLACE, self.replaced)
+        if self.added:
+            connection.execute(_INSERT, self.added)
 
 
 def save_values(
@@ -255,7 +387,7 @@ def save_values(
     span_key: str,
     values: Sequence[ValueIn],
     metadata: Mapping[str, Any] | None = None,
-) -> list[Annotation]:
+) -> list[Written]:
     """Save up to 10 values on a span (`span_key` "" for the trace itself), all or none.
 
     Each is `{key, value}` (the project must define the key and the value must fit it) or
@@ -264,9 +396,9 @@ def save_values(
     """
     _check_request(values)
     meta = normalise_metadata(metadata)
-    target = find_target(session, actor, trace_id, span_key, "write", lock=True)
-    definitions: dict[str, ReviewKey] = by_keys(
-        session, target.trace.project_id, [value.key for value in values if value.key is not None]
+    target = writable_place(session, actor, trace_id, span_key)
+    definitions = key_rules(
+        session, target.project_id, [value.key for value in values if value.key is not None]
     )
     results = _evaluator_results(
         session,
@@ -286,8 +418,8 @@ def save_values(
                 (value, check_correction(str(result.key), str(result.output_type), value.value, index))
             )
 
-    written: list[Annotation] = []
-    log = linked_log(session, target, lock=True)
+    writes = _Writes()
+    log = linked_place(session, target)
     identity = _identity(meta)
     keys = [value.key for value in values if value.key is not None]
     for place in (target, log):
@@ -319,9 +451,9 @@ def save_values(
                     "parent_id": None,
                 }
                 existing = mine.by_key.get(value.key, [])
-            written.append(_put(session, actor, place, meta, existing, fields))
-    session.flush()
-    return written
+            writes.put(actor, place, meta, existing, fields)
+    writes.write(session)
+    return writes.answered
 
 
 def remove_values(
@@ -352,7 +484,7 @@ def remove_values(
                 details={"field": name},
             )
     identity = _identity(normalise_metadata(metadata))
-    target = find_target(session, actor, trace_id, span_key, "write", lock=True)
+    target = writable_place(session, actor, trace_id, span_key)
     parent_ids: list[uuid.UUID] = []
     for ident in parent_annotation_ids:
         try:
@@ -363,7 +495,7 @@ def remove_values(
         and_(Annotation.key.in_(list(keys)), Annotation.parent_id.is_(None)),
         Annotation.parent_id.in_(parent_ids),
     )
-    places = [place for place in (target, linked_log(session, target, lock=True)) if place is not None]
+    places = [place for place in (target, linked_place(session, target)) if place is not None]
     removed = 0
     for place in places:
         for row in session.scalars(
@@ -385,7 +517,7 @@ def record_evaluation(
     stay linked to it; with another output type it is a new result, and the old one goes with its
     corrections, which were of the old type.
     """
-    target = find_target(session, actor, trace_id, span_key, "write", lock=True)
+    target = writable_place(session, actor, trace_id, span_key)
     value = check_result(body.output_type, body.value)
     existing = session.scalars(
         select(Annotation)

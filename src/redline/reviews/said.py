@@ -7,7 +7,7 @@ surface's ratings and comments have no key and are not read here. Callers check 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from sqlalchemy import or_, select
@@ -86,14 +86,3 @@ def evaluations(session: Session, actor: Actor, trace_id: uuid.UUID | str, span_
     target = find_target(session, actor, trace_id, span_key, "read")
     said = said_about(session, [target.trace.id])[target.trace.id]
     return [item for item in on_span(said, target.span_key or None) if item.is_evaluation]
-
-
-def as_said(session: Session, rows: Sequence[Annotation]) -> list[Said]:
-    """Rows just written, with the ids of the spans they are about, to show them as reads do."""
-    span_ids = list({row.span_id for row in rows if row.span_id is not None})
-    keys = (
-        dict(session.execute(select(Span.id, Span.span_id).where(Span.id.in_(span_ids))).all())
-        if span_ids
-        else {}
-    )
-    return [Said(row, keys.get(row.span_id) if row.span_id else None) for row in rows]

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_, select
+from sqlalchemy import and_, bindparam, case, null, select
 from sqlalchemy.orm import Session
 
 from redline.errors import NotFound, not_in_workspace
-from redline.identity.models import Project
-from redline.identity.service import Actor, ProjectRole, check_role
+from redline.identity.models import Membership, Project
+from redline.identity.service import Actor, ProjectFacts, ProjectRole, check_role, require_role
 from redline.traces.models import Span, Trace
 from redline.traces.service import readable_trace
 
@@ -108,17 +109,90 @@ def _span_with_trace(
     return None if row is None else (row[0], row[1], row[2])
 
 
-def linked_log(session: Session, target: Target, *, lock: bool = False) -> Target | None:
-    """The log a deployment span names (`attributes.log_id`, a span of the same trace), if it has one.
+@dataclass(frozen=True)
+class Place:
+    """What a write of values is about, as the ids it needs rather than loaded rows: a trace, and a span of
+    it (`span_pk` None and `span_key` "" for the trace itself). `log_key` is the span id a deployment span
+    names as its log (`linked_place`), when it names one other than its own."""
 
-    A name that matches no span of the trace links nothing: the deployment span is still annotated.
-    """
-    span = target.span
-    if span is None or span.kind != DEPLOYMENT_KIND:
+    trace_id: uuid.UUID
+    project_id: uuid.UUID
+    span_pk: uuid.UUID | None
+    span_key: str
+    log_key: str | None = None
+
+    @classmethod
+    def of(cls, target: Target) -> Place:
+        trace, span = target.trace, target.span
+        if span is None:
+            return cls(trace.id, trace.project_id, None, "")
+        log_key = _log_key(span.span_id, span.kind, span.attributes)
+        return cls(trace.id, trace.project_id, span.id, span.span_id, log_key)
+
+
+def _log_key(span_key: str, kind: str | None, attributes: Any) -> str | None:
+    """The log a deployment span names (`attributes.log_id`), unless it names none or itself."""
+    if kind != DEPLOYMENT_KIND:
         return None
-    log_id = (span.attributes or {}).get(LOG_ATTRIBUTE)
-    if not isinstance(log_id, str) or log_id == span.span_id:
+    log_id = (attributes or {}).get(LOG_ATTRIBUTE)
+    return log_id if isinstance(log_id, str) and log_id != span_key else None
+
+
+# A span to write values on, with what the role check needs, in one statement built once: the reviews
+# surface's most frequent write starts here (bench/README.md, "The write path"). The span's attributes are
+# read only for a deployment span, the one kind that names a log.
+_WRITABLE_SPAN = (
+    select(
+        Project.id,
+        Project.workspace_id,
+        Project.name,
+        Membership.role,
+        Span.id,
+        Span.kind,
+        case((Span.kind == DEPLOYMENT_KIND, Span.attributes), else_=null()),
+    )
+    .select_from(Trace)
+    .join(Project, Project.id == Trace.project_id)
+    .join(Span, and_(Span.trace_id == Trace.id, Span.span_id == bindparam("span_key")))
+    .outerjoin(
+        Membership,
+        and_(Membership.project_id == Project.id, Membership.principal_id == bindparam("principal_id")),
+    )
+    .where(Trace.id == bindparam("trace_id"))
+)
+_WRITABLE_SPAN_LOCKED = _WRITABLE_SPAN.with_for_update(of=Span)
+
+
+def writable_place(session: Session, actor: Actor, trace_ref: uuid.UUID | str, span_key: str) -> Place:
+    """`find_target(…, "write", lock=True)` for a write: the same refusals, the span's row locked the same
+    way, but read as plain columns (a span's trace and its input and output are most of their rows, and
+    a write needs none of them). The trace itself, and every refusal, go through `find_target`."""
+    trace_id = trace_id_of(trace_ref)
+    if trace_id is not None and span_key != "":
+        found = (
+            session.connection()
+            .execute(
+                _WRITABLE_SPAN_LOCKED,
+                {"trace_id": trace_id, "span_key": span_key, "principal_id": actor.principal_id},
+            )
+            .first()
+        )
+        if found is not None:
+            project_id, workspace_id, name, membership, span_pk, kind, attributes = found
+            try:
+                require_role(actor, ProjectFacts(project_id, workspace_id, name), membership, "write")
+            except NotFound:
+                raise span_not_found(actor, span_key) from None
+            return Place(trace_id, project_id, span_pk, span_key, _log_key(span_key, kind, attributes))
+    return Place.of(find_target(session, actor, trace_ref, span_key, "write", lock=True))
+
+
+def linked_place(session: Session, place: Place) -> Place | None:
+    """The log a deployment span names (a span of the same trace), its row locked as the span's is, if
+    the trace has such a span. A name that matches no span links nothing: the deployment span is still
+    annotated."""
+    if place.log_key is None:
         return None
-    query = select(Span).where(Span.trace_id == span.trace_id, Span.span_id == log_id)
-    log = session.scalars(query.with_for_update() if lock else query).first()
-    return Target(target.trace, log) if log is not None else None
+    query = select(Span.id).where(Span.trace_id == place.trace_id, Span.span_id == place.log_key)
+    log_pk = session.execute(query.with_for_update()).scalar()
+    return Place(place.trace_id, place.project_id, log_pk, place.log_key) if log_pk is not None else None

@@ -8,11 +8,25 @@ multi-select's repeats go) or raises `Invalid` with the document's sentence wher
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from redline.errors import Invalid
 from redline.jsonio import is_number
 from redline.reviews.models import ReviewKey
+
+
+@dataclass(frozen=True)
+class KeyRule:
+    """What checking a value needs of a review key (`check_value`), read as plain columns by a write."""
+
+    key: str
+    type: str
+    options: list[dict[str, Any]] | None
+    multiple: bool
+    min: float | None
+    max: float | None
+
 
 MAX_STRING = 200
 TOO_LONG = f"String value exceeds maximum length of {MAX_STRING} characters."
@@ -52,7 +66,7 @@ def _short(value: str, index: int | None) -> str:
 # -------------------------------------------------------------------------------------------- human reviews
 
 
-def _option(review_key: ReviewKey, value: str, index: int | None) -> str:
+def _option(review_key: ReviewKey | KeyRule, value: str, index: int | None) -> str:
     options = [option["value"] for option in review_key.options or []]
     _short(value, index)
     if value not in options:
@@ -60,7 +74,7 @@ def _option(review_key: ReviewKey, value: str, index: int | None) -> str:
     return value
 
 
-def _categorical(review_key: ReviewKey, value: Any, index: int | None) -> Any:
+def _categorical(review_key: ReviewKey | KeyRule, value: Any, index: int | None) -> Any:
     names = [option["value"] for option in review_key.options or []]
     options = ", ".join(names)
     if review_key.multiple:
@@ -92,7 +106,7 @@ def _categorical(review_key: ReviewKey, value: Any, index: int | None) -> Any:
     return _option(review_key, value, index)
 
 
-def _range(review_key: ReviewKey, value: Any, index: int | None) -> Any:
+def _range(review_key: ReviewKey | KeyRule, value: Any, index: int | None) -> Any:
     low, high = review_key.min, review_key.max
     if not is_number(value):
         raise _bad(
@@ -106,7 +120,7 @@ def _range(review_key: ReviewKey, value: Any, index: int | None) -> Any:
     return value
 
 
-def _text(review_key: ReviewKey, value: Any, index: int | None) -> Any:
+def _text(review_key: ReviewKey | KeyRule, value: Any, index: int | None) -> Any:
     if not isinstance(value, str):
         raise _bad(f'The human review "{review_key.key}" is text: its value must be a string.', index)
     if not value.strip():
@@ -114,7 +128,7 @@ def _text(review_key: ReviewKey, value: Any, index: int | None) -> Any:
     return _short(value, index)
 
 
-def check_value(review_key: ReviewKey, value: Any, index: int | None = None) -> Any:
+def check_value(review_key: ReviewKey | KeyRule, value: Any, index: int | None = None) -> Any:
     """The value as stored, if it fits the review key; `index` names the annotation in its request."""
     if review_key.type == "categorical":
         return _categorical(review_key, value, index)

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Body, Depends
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.reviews import annotate
-from redline.reviews.said import as_said, evaluations
+from redline.reviews.said import Said, evaluations
 from redline.reviews.schemas import AnnotationsIn, AnnotationsRemoval, EvaluationIn
 from redline.surfaces.auth import BearerSecret, current_actor, database, in_write
 from redline.surfaces.responses import JSONBody
@@ -40,7 +40,7 @@ def create_annotations(
     with db.write() as session:
         actor = in_write(session, secret)
         written = annotate.save_values(session, actor, trace_id, span_id, body.annotations, body.metadata)
-        data = [said_dict(said) for said in as_said(session, written)]
+        data = [said_dict(Said(row.annotation, row.span_key)) for row in written]
     return JSONBody({"object": "list", "data": data, "has_more": False})
 
 
