@@ -14,6 +14,8 @@ runs every kind, the trees' order flipped every round so outside load hits both 
   correction  POST /v1/corrections                      each on a run of its own (a person has one live
                                                         correction per run), `corrections.py`'s bodies
   healthz     GET /healthz                              the floor: no token, no store
+  list        GET /v1/runs?projectId=…&limit=50         reads, which the write path must not slow
+  detail      GET /v1/runs/{id}                         (the issue holds their p99 within 10 %)
 
 Per phase: creates/s over the wall time, p50/p99 of the round trips, and the CPU per request of the
 server's whole process tree and of this client (psutil). With --against, each round's ratio of the
@@ -57,7 +59,7 @@ from corrections import SHOULD_SAY, WHY
 from reviews import KEYS, _values
 from workers import EXPLANATION, post_runs
 
-KINDS = ("rm", "v2", "v2-ten", "correction", "healthz")
+KINDS = ("rm", "v2", "v2-ten", "correction", "healthz", "list", "detail")
 # Server CPU per request the write path is held to (the issue's targets), by kind.
 TARGET_MS = {"rm": 1.0, "v2": 1.0, "v2-ten": 2.0, "correction": 2.0}
 WARM_REQUESTS = 300
@@ -79,6 +81,7 @@ class Tree:
     name: str
     src: Path | None
     server: Server | None = None
+    project: str = ""
     runs: list[Run] | None = None
     next_run: int = 0
 
@@ -96,8 +99,9 @@ class Phase:
     load: float
 
 
-def prepare(server: Server, runs: int) -> list[Run]:
-    """The ten review keys and the runs, through the API; the runs read back with their spans and steps."""
+def prepare(server: Server, runs: int) -> tuple[str, list[Run]]:
+    """The ten review keys and the runs, through the API; the project, and the runs read back with their
+    spans and steps."""
     with server.client() as client:
         project = project_id(client)
         for definition in KEYS:
@@ -121,7 +125,7 @@ def prepare(server: Server, runs: int) -> list[Run]:
             cursor = body.get("nextCursor")
             if not cursor:
                 break
-    return found
+    return project, found
 
 
 def requests_of(kind: str, tree: Tree, count: int, seed: int) -> list[bytes]:
@@ -132,8 +136,13 @@ def requests_of(kind: str, tree: Tree, count: int, seed: int) -> list[bytes]:
     rng = random.Random(seed)
     made: list[bytes] = []
     for number in range(count):
-        if kind == "healthz":
-            made.append(raw_request(target, "GET", "/healthz", None))
+        if kind in ("healthz", "list", "detail"):
+            path = {
+                "healthz": "/healthz",
+                "list": f"/v1/runs?projectId={tree.project}&limit=50",
+                "detail": f"/v1/runs/{rng.choice(tree.runs).run_id}",
+            }[kind]
+            made.append(raw_request(target, "GET", path, None))
             continue
         if kind == "correction":
             run = tree.runs[tree.next_run % len(tree.runs)]
@@ -194,7 +203,7 @@ def servers(trees: Sequence[Tree], args: argparse.Namespace, work: Path) -> Iter
             settings = {"PYTHONPATH": str(tree.src)} if tree.src is not None else {}
             tree.server = stack.enter_context(serve(store, work / f"{tree.name}.log", None, settings))
             print(f"{tree.name}: {args.runs:,} runs and ten review keys ...", file=sys.stderr)
-            tree.runs = prepare(tree.server, args.runs)
+            tree.project, tree.runs = prepare(tree.server, args.runs)
             for kind in args.kinds:
                 send_all(
                     tree.server.load_target(), requests_of(kind, tree, WARM_REQUESTS, seed=0), args.clients

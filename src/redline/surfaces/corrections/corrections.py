@@ -18,8 +18,8 @@ from redline.errors import Invalid
 from redline.identity.service import Actor
 from redline.jsonio import iso
 from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
-from redline.surfaces.auth import current_actor, database
-from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
+from redline.surfaces.auth import BearerSecret, current_actor, database
+from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once, answer_once_for_bearer
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
 from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list, query_time
 from redline.surfaces.responses import JSONBody
@@ -93,14 +93,13 @@ FiltersDep = Annotated[corrections.CorrectionFilters, Depends(list_filters)]
     responses=CONFLICT_RESPONSES,
 )
 def create_correction(
-    body: CorrectionIn, actor: ActorDep, db: DatabaseDep, key: IdempotencyKey = None
+    body: CorrectionIn, secret: BearerSecret, db: DatabaseDep, key: IdempotencyKey = None
 ) -> JSONBody:
-    def work(session: Session) -> tuple[int, object]:
+    def work(session: Session, actor: Actor) -> tuple[int, object]:
         return 201, correction_dict(corrections.create(session, actor, body))
 
-    return answer_once(
-        db, actor, key, "POST /v1/corrections", body.model_dump(mode="json", exclude_unset=True), work
-    )
+    sent = body.model_dump(mode="json", exclude_unset=True)
+    return answer_once_for_bearer(db, secret, key, "POST /v1/corrections", sent, work)
 
 
 @router.get("/corrections", summary="Corrections newest first, filtered, a page at a time")
