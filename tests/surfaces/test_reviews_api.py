@@ -911,11 +911,7 @@ def test_queues_save_values_on_a_whole_trace_through_the_service(harness: Harnes
             session, admin, uuid.UUID(trace_id), "", [ValueIn(key="rating", value="bad")]
         )
         [again] = annotate.save_values(session, admin, trace_id, "", [ValueIn(key="rating", value="good")])
-        assert (first.annotation.id, first.annotation.span_id, first.span_key) == (
-            again.annotation.id,
-            None,
-            None,
-        )
+        assert (first.id, first.span_id, first.span_key) == (again.id, None, None)
     trace = harness.client.get(f"/v3/traces/{trace_id}", headers=harness.admin).json()["trace"]
     assert [(item["span_id"], item["value"]) for item in trace["annotations"]] == [(None, "good")]
     with harness.db.write() as session:

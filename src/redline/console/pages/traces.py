@@ -382,4 +382,4 @@ def save_value(trace_id: str, span_id: str, body: ReviewSave, who: Changer, db: 
         saved, *_ = annotate.save_values(
             session, who.actor, ident, span_key, [ValueIn(key=body.key, value=body.value)]
         )
-        return JSONResponse({"key": body.key, "value": saved.annotation.value})
+        return JSONResponse({"key": body.key, "value": saved.value})

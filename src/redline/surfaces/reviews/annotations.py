@@ -15,12 +15,12 @@ from fastapi import APIRouter, Body, Depends
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.reviews import annotate
-from redline.reviews.said import Said, evaluations
+from redline.reviews.said import evaluations
 from redline.reviews.schemas import AnnotationsIn, AnnotationsRemoval, EvaluationIn
 from redline.surfaces.auth import BearerSecret, current_actor, database, in_write
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.openapi import REVIEWS_ERROR_RESPONSES
-from redline.surfaces.reviews.render import evaluation_dict, said_dict
+from redline.surfaces.reviews.render import annotation_dict, evaluation_dict
 
 router = APIRouter(
     prefix="/v2/traces/{trace_id}/spans/{span_id}", tags=["reviews"], responses=REVIEWS_ERROR_RESPONSES
@@ -40,7 +40,7 @@ def create_annotations(
     with db.write() as session:
         actor = in_write(session, secret)
         written = annotate.save_values(session, actor, trace_id, span_id, body.annotations, body.metadata)
-        data = [said_dict(Said(row.annotation, row.span_key)) for row in written]
+        data = [annotation_dict(row, row.span_key) for row in written]
     return JSONBody({"object": "list", "data": data, "has_more": False})
 
 

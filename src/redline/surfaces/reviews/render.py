@@ -8,6 +8,7 @@ from typing import Any
 
 from redline.annotations.models import Annotation
 from redline.jsonio import iso
+from redline.reviews.annotate import Written
 from redline.reviews.models import ReviewKey
 from redline.reviews.said import Said
 from redline.reviews.traceviews import SpanView, TraceView
@@ -41,7 +42,7 @@ def review_key_dict(review_key: ReviewKey) -> dict[str, Any]:
     return body
 
 
-def _author(annotation: Annotation) -> dict[str, Any]:
+def _author(annotation: Annotation | Written) -> dict[str, Any]:
     return {
         "author_id": str(annotation.author_id) if annotation.author_id else None,
         "author_name": annotation.author_name,
@@ -51,8 +52,8 @@ def _author(annotation: Annotation) -> dict[str, Any]:
     }
 
 
-def annotation_dict(annotation: Annotation, span_key: str | None) -> dict[str, Any]:
-    """A human review value, or a correction (then with `parent_annotation_id`)."""
+def annotation_dict(annotation: Annotation | Written, span_key: str | None) -> dict[str, Any]:
+    """A human review value, or a correction (then with `parent_annotation_id`): read, or just written."""
     body: dict[str, Any] = {
         "_id": str(annotation.id),
         "trace_id": str(annotation.trace_id),
