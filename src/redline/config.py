@@ -65,8 +65,8 @@ class Settings(BaseSettings):
         True,
         description="Keep each server process's request threads on one CPU (Linux). Requests hop between "
         "the event loop's thread and a worker thread; on different CPUs each hop wakes the other CPU, "
-        "which cost a 2-core virtual machine more CPU than an annotation's create itself (3.1 ms against "
-        "1.4 ms a create, bench/README.md). The job worker keeps every CPU.",
+        "which cost a 2-core virtual machine more CPU than an annotation's create itself (2.9 ms against "
+        "1.16 ms a create, bench/README.md). The job worker keeps every CPU.",
     )
     workers: Workers = Field(
         AUTO,

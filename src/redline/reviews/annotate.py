@@ -194,8 +194,6 @@ _MINE_COLUMNS = (
     Annotation.key,
     Annotation.parent_id,
     Annotation.meta,
-    Annotation.label_error,
-    Annotation.label_error_note,
     Annotation.author_name,
     Annotation.created_at,
 )
@@ -210,8 +208,6 @@ class _Kept:
     key: str | None
     parent_id: uuid.UUID | None
     meta: dict[str, Any] | None
-    label_error: bool
-    label_error_note: str | None
     author_name: str
     created_at: datetime
 
@@ -331,7 +327,6 @@ class Written:
     output_type: str | None
     parent_id: uuid.UUID | None
     meta: dict[str, Any] | None
-    label_error: bool
     author_id: uuid.UUID | None
     author_name: str
     created_at: datetime
@@ -383,13 +378,7 @@ class _Writes:
         )
         self.removed.extend(duplicate.id for duplicate in extra)
         columns = _new_columns(actor, place, meta, now, fields)
-        columns.update(
-            id=row.id,
-            label_error=row.label_error,
-            label_error_note=row.label_error_note,
-            author_name=row.author_name,
-            created_at=row.created_at,
-        )
+        columns.update(id=row.id, author_name=row.author_name, created_at=row.created_at)
         self.answered.append(_written(columns, place.span_key))
 
     def write(self, session: Session) -> None:

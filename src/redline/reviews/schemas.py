@@ -7,11 +7,13 @@ value fits its key is a rule of the service (`values.py`), which answers the doc
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
+
+from redline.db import in_utc
 
 ReviewType = Literal["categorical", "range", "text"]
 REVIEW_TYPES: tuple[str, ...] = ("categorical", "range", "text")
@@ -159,4 +161,4 @@ class TraceSearchIn(ReviewsIn):
     @field_validator("from_", "to")
     @classmethod
     def _utc(cls, value: datetime) -> datetime:
-        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return in_utc(value)

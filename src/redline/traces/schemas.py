@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
+
+from redline.db import in_utc
+
+# A time a run or span was given: with its zone, and an instant UTC can hold (`in_utc`).
+Instant = Annotated[AwareDatetime, AfterValidator(in_utc)]
 
 RunStatus = Literal["running", "completed", "failed", "cancelled", "suspended"]
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "failed", "cancelled", "suspended")
@@ -84,8 +97,8 @@ class SpanIn(WireModel):
     kind: str | None = Field(None, max_length=100)
     name: str = Field(min_length=1, max_length=500)
     attributes: dict[str, Any] | None = None
-    started_at: AwareDatetime | None = None
-    ended_at: AwareDatetime | None = None
+    started_at: Instant | None = None
+    ended_at: Instant | None = None
 
 
 class RunIn(WireModel):
@@ -103,8 +116,8 @@ class RunIn(WireModel):
     input: Any = None
     output: Any = None
     metadata: dict[str, Any] | None = None
-    started_at: AwareDatetime | None = None
-    ended_at: AwareDatetime | None = None
+    started_at: Instant | None = None
+    ended_at: Instant | None = None
     steps: list[StepIn] = Field(default_factory=list, max_length=MAX_STEPS_PER_RUN)
     spans: list[SpanIn] = Field(default_factory=list, max_length=MAX_SPANS_PER_RUN)
 

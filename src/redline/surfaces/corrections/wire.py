@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from redline.db import OUT_OF_RANGE_TIME, in_utc
 from redline.db import path_id as path_id
 from redline.errors import Invalid
 from redline.paging import Page
@@ -48,7 +49,10 @@ def query_time(value: str | None, field: str) -> datetime | None:
         raise Invalid(f'{field}: "{value}" is not an ISO 8601 time.', details={"field": field}) from None
     if parsed.tzinfo is None:
         raise Invalid(f'{field}: "{value}" needs a timezone, such as Z or +00:00.', details={"field": field})
-    return parsed
+    try:
+        return in_utc(parsed)
+    except ValueError:
+        raise Invalid(f'{field}: "{value}" is not {OUT_OF_RANGE_TIME}.', details={"field": field}) from None
 
 
 def page_body(page: Page[Any], items: list[dict[str, Any]]) -> dict[str, Any]:
