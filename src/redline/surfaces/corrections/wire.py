@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from redline.db import OUT_OF_RANGE_TIME, in_utc
+from redline.db import in_utc
 from redline.db import path_id as path_id
 from redline.errors import Invalid
 from redline.paging import Page
@@ -52,7 +52,8 @@ def query_time(value: str | None, field: str) -> datetime | None:
     try:
         return in_utc(parsed)
     except ValueError:
-        raise Invalid(f'{field}: "{value}" is not {OUT_OF_RANGE_TIME}.', details={"field": field}) from None
+        # Within hours of year 1 or 9999, an instant UTC cannot hold.
+        raise Invalid(f'{field}: "{value}" is out of range.', details={"field": field}) from None
 
 
 def page_body(page: Page[Any], items: list[dict[str, Any]]) -> dict[str, Any]:
