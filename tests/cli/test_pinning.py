@@ -64,7 +64,9 @@ def test_the_pin_holds_for_threads_started_after_it_and_not_before() -> None:
         before = threading.Thread(target=earlier)
         before.start()
         started.wait(10)
-        seen["chosen"] = [pin_server_thread() or -1]
+        # CPU 0 is a CPU: compare with None, not by truth.
+        chosen = pin_server_thread()
+        seen["chosen"] = [-1 if chosen is None else chosen]
         later = threading.Thread(target=lambda: seen.setdefault("later", allowed_cpus()))
         later.start()
         later.join()

@@ -11,7 +11,8 @@ Python.
 
 The pin is taken by the thread that goes on to run the event loop, just before the server starts, and
 the threads it starts later (the request threads) inherit it. Threads already running keep every CPU:
-the job worker and the write-ahead-log checkpoints, started first, are not squeezed onto the server's CPU.
+the job worker (and, with one server process, the write-ahead-log checkpoints), started first, are not
+squeezed onto the server's CPU.
 Server processes of one `redline serve` claim distinct CPUs through a small file (`CpuClaims`); a lone
 process picks one by its process id, so several separate servers on one machine spread out.
 `REDLINE_PIN_CPUS=false` turns it off; where the system has no CPU affinity it does nothing.

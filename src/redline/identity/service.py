@@ -217,8 +217,9 @@ def caller_and(*columns: Any) -> Select[Any]:
     )
 
 
-def secret_parameters(secret: str) -> dict[str, Any]:
-    """The parameters of `caller_and`'s statement for a bearer secret."""
+def secret_parameters(secret: str | None) -> dict[str, Any]:
+    """The parameters of a statement that finds the bearer of `secret` (`caller_and`'s, `authenticate`'s);
+    refused when there is none."""
     if not secret:
         raise Unauthenticated(MISSING_TOKEN)
     return {"secret_hash": hash_secret(secret)}
@@ -228,26 +229,24 @@ def caller_of(session: Session, row: Sequence[Any] | None) -> Actor:
     """The actor of a row of `caller_and` (None: no such token), refused as `authenticate` refuses; its
     last-used time written in the same transaction when due. The caller's own columns come after
     `TOKEN_COLUMN_COUNT`."""
-    if row is None or row[1] is not None:
-        raise Unauthenticated(INVALID_TOKEN, code="auth-invalid")
-    actor = _actor_of_row(row)
-    if _last_use_due(row[2]) and actor.token_id is not None:
+    actor, due = _token_actor(row)
+    if due and actor.token_id is not None:
         touch_token(session, actor.token_id)
     return actor
 
 
-def _last_use_due(last_used_at: datetime | None) -> bool:
-    return last_used_at is None or utcnow() - last_used_at >= LAST_USED_RESOLUTION
+def _token_actor(row: Sequence[Any] | None) -> tuple[Actor, bool]:
+    """The actor of a row that starts with the token's columns, and whether its last-used time is due
+    for an update; refused for no row or a revoked token."""
+    if row is None or row[1] is not None:
+        raise Unauthenticated(INVALID_TOKEN, code="auth-invalid")
+    last_used_at = row[2]
+    return _actor_of_row(row), last_used_at is None or utcnow() - last_used_at >= LAST_USED_RESOLUTION
 
 
 def authenticate(session: Session, secret: str | None) -> tuple[Actor, bool]:
     """The actor a bearer secret stands for, and whether its last-used time is due for an update."""
-    if not secret:
-        raise Unauthenticated(MISSING_TOKEN)
-    row = session.connection().execute(_TOKEN_ACTOR, {"secret_hash": hash_secret(secret)}).first()
-    if row is None or row[1] is not None:
-        raise Unauthenticated(INVALID_TOKEN, code="auth-invalid")
-    return _actor_of_row(row), _last_use_due(row[2])
+    return _token_actor(session.connection().execute(_TOKEN_ACTOR, secret_parameters(secret)).first())
 
 
 def actor_for_token(session: Session, token_id: uuid.UUID) -> Actor:
