@@ -186,10 +186,14 @@ def test_filters_narrow_the_list_and_stay_in_the_address(console: Console) -> No
     filters.get_by_label("Comments").select_option("no")
     filters.get_by_label("Agent").select_option("support-agent")
     page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**/ui/traces?**agent=support-agent**")
     assert _titles(page) == ["Ticket 2", "Ticket 0"]
+    # Each step waits for its page: a form filled while the last navigation is still landing is lost with it.
     page.get_by_role("link", name="Clear filters").click()
+    page.wait_for_url("**/ui/traces")
     filters.get_by_label("Status").select_option("failed")
     page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**/ui/traces?**status=failed**")
     assert _titles(page) == ["Failed run"]
     filters.get_by_label("Status").select_option("")
     filters.get_by_label("From (UTC)").fill("2026-03-01")
