@@ -4,8 +4,10 @@ ratings as annotations").
 
 A group is resolved in a few queries, never a query per line: its runs by id and by external id, its
 steps by (run, index), its authors by name, the ids already stored; then the new rows go in with one
-executemany and the runs' kept counts move once. Each line keeps the rules of a create (the service's
-own checks and sentences); a line that breaks one is skipped with that sentence, the others stored.
+executemany and the runs' kept counts move once. Ids stay in the driver's form throughout
+(`db.StoredIds`): on SQLite, making a `uuid.UUID` of each id read cost more than the look-ups. Each
+line keeps the rules of a create (the service's own checks and sentences); a line that breaks one is
+skipped with that sentence, the others stored.
 
 Who wrote it: `author` is kept as written (`author_name`, what every list and export shows). The
 author's principal (`author_id`, who may change or delete it as their own) is the workspace's user or
@@ -20,14 +22,20 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, null, select, tuple_
+from sqlalchemy import Connection, Integer, Table, and_, null, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from redline.annotations.lines import ReadLine, SkippedLine
 from redline.annotations.models import Annotation
 from redline.annotations.service import StepFacts, anchored_quote, annotation_row, check_rules, said_of
-from redline.db import in_chunks, insert_missing
+from redline.db import (
+    StoredId,
+    StoredIds,
+    any_of,
+    insert_missing,
+    pairs_table,
+)
 from redline.errors import Invalid
 from redline.identity.models import Principal
 from redline.identity.service import Actor, require_project_role
@@ -39,9 +47,8 @@ UNKNOWN_TRACE = "no run of the project has this trace_id or trace_external_id"
 STEP_INDEX_NOT_IN_TRACE = "step_index is not a step of this trace"
 
 _ANNOTATIONS = cast(Table, Annotation.__table__)
-# Values per IN list of a group's look-ups: a whole group's in one statement where it can (a statement's
-# own cost is a good part of a look-up's), well under both stores' limits on parameters.
-LOOKUP_CHUNK = 2_000
+# The columns of an imported annotation's row whose ids are in the driver's form.
+_STORED_ID_COLUMNS = frozenset({"id", "trace_id", "step_id", "author_id"})
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ class GroupStored:
 
 @dataclass(frozen=True)
 class _Run:
-    id: uuid.UUID
+    id: StoredId
     step_count: int
 
 
@@ -67,11 +74,12 @@ def store_group(
     (a busy store): what it stored before is found and left as it is."""
     project = require_project_role(session, actor, project_id, "write")
     connection = session.connection()
-    runs = _runs_of(connection, project.id, lines)
-    steps = _steps_of(connection, runs, lines)
-    authors = _principals(connection, project.workspace_id, {line.said.author for line in lines})
+    stored = StoredIds.on(connection)
+    runs = _runs_of(connection, stored, project.id, lines)
+    steps = _steps_of(connection, stored, runs, lines)
+    authors = _principals(connection, stored, project.workspace_id, {line.said.author for line in lines})
     rows = []
-    ids: set[uuid.UUID] = set()
+    ids: set[StoredId] = set()
     skipped: list[SkippedLine] = []
     for line in lines:
         said, run = line.said, runs.get(line.number)
@@ -88,7 +96,7 @@ def store_group(
         except Invalid as refused:
             skipped.append(SkippedLine(line.number, refused.message))
             continue
-        annotation_id = line.annotation_id(run.id)
+        annotation_id = stored.of(line.annotation_id(stored.hex(run.id)))
         if annotation_id in ids:
             continue  # the same annotation twice in the group (its run named by id, then by external id)
         ids.add(annotation_id)
@@ -106,39 +114,46 @@ def store_group(
                 label_error_note=said.label_error_note,
             )
         )
-    added = insert_missing(session, _ANNOTATIONS, rows)
-    changes: dict[uuid.UUID, Said] = {}
+    added = insert_missing(session, _ANNOTATIONS, rows, stored_ids=_STORED_ID_COLUMNS)
+    changes: dict[StoredId, Said] = {}
     for row in added:
         said_now = said_of(row["rating"], row["comment"], label_error=row["label_error"])
         changes[row["trace_id"]] = changes.get(row["trace_id"], Said()) + said_now
-    kept_counts.add_said(session, changes)
+    kept_counts.add_said_by_stored_id(session, stored, changes)
     return GroupStored(len(added), len(lines) - len(skipped) - len(added), skipped)
 
 
-def _runs_of(connection: Connection, project_id: uuid.UUID, lines: Sequence[ReadLine]) -> dict[int, _Run]:
+def _runs_of(
+    connection: Connection, stored: StoredIds, project_id: uuid.UUID, lines: Sequence[ReadLine]
+) -> dict[int, _Run]:
     """Each line's run (by line number): the project's run with its trace_id, else the one with its
     trace_external_id."""
-    by_id: dict[uuid.UUID, _Run] = {}
-    named = list({line.said.trace_id for line in lines if line.said.trace_id is not None})
-    for chunk in in_chunks(named, LOOKUP_CHUNK):
-        query = select(Trace.id, Trace.step_count).where(Trace.project_id == project_id, Trace.id.in_(chunk))
-        by_id.update((run_id, _Run(run_id, count)) for run_id, count in connection.execute(query))
+    dialect = connection.dialect.name
+    run_id = stored.column(Trace.id)
+    by_id: dict[StoredId, _Run] = {}
+    named = list({stored.of(line.said.trace_id) for line in lines if line.said.trace_id is not None})
+    if named:
+        query = select(run_id, Trace.step_count).where(
+            Trace.project_id == project_id, any_of(run_id, named, dialect)
+        )
+        by_id.update((found_id, _Run(found_id, count)) for found_id, count in connection.execute(query).all())
     found: dict[int, _Run] = {}
     rest: list[ReadLine] = []
     for line in lines:
-        run = by_id.get(line.said.trace_id) if line.said.trace_id is not None else None
+        run = by_id.get(stored.of(line.said.trace_id)) if line.said.trace_id is not None else None
         if run is not None:
             found[line.number] = run
         elif line.said.trace_external_id is not None:
             rest.append(line)
     by_external: dict[str, _Run] = {}
-    for names in in_chunks(list({line.said.trace_external_id or "" for line in rest}), LOOKUP_CHUNK):
-        by_name = select(Trace.external_id, Trace.id, Trace.step_count).where(
-            Trace.project_id == project_id, Trace.external_id.in_(names)
+    if rest:
+        names = list({line.said.trace_external_id or "" for line in rest})
+        by_name = select(Trace.external_id, run_id, Trace.step_count).where(
+            Trace.project_id == project_id, any_of(Trace.external_id, names, dialect)
         )
         by_external.update(
-            (external, _Run(run_id, count))
-            for external, run_id, count in connection.execute(by_name)
+            (external, _Run(found_id, count))
+            for external, found_id, count in connection.execute(by_name).all()
             if external is not None
         )
     for line in rest:
@@ -149,39 +164,38 @@ def _runs_of(connection: Connection, project_id: uuid.UUID, lines: Sequence[Read
 
 
 def _steps_of(
-    connection: Connection, runs: dict[int, _Run], lines: Sequence[ReadLine]
-) -> dict[tuple[uuid.UUID, int], StepFacts]:
+    connection: Connection, stored: StoredIds, runs: dict[int, _Run], lines: Sequence[ReadLine]
+) -> dict[tuple[StoredId, int], StepFacts]:
     """The steps the lines name, by (run, index); with their text only where a quote is to be found in it.
     An index past the run's steps is never looked up (nor one too large for the store's integers)."""
-    plain: set[tuple[uuid.UUID, int]] = set()
-    quoted: set[tuple[uuid.UUID, int]] = set()
+    plain: set[tuple[StoredId, int]] = set()
+    quoted: set[tuple[StoredId, int]] = set()
     for line in lines:
         run, index = runs.get(line.number), line.said.step_index
         if run is not None and index is not None and index < run.step_count:
             (quoted if line.said.quote is not None else plain).add((run.id, index))
-    found: dict[tuple[uuid.UUID, int], StepFacts] = {}
+    found: dict[tuple[StoredId, int], StepFacts] = {}
+    run_id = stored.column(Step.trace_id)
     for keys, with_text in ((plain - quoted, False), (quoted, True)):
+        if not keys:
+            continue
         text: ColumnElement[Any] = Step.content.expression if with_text else null()
-        for chunk in in_chunks(list(keys), LOOKUP_CHUNK // 2):
-            # The run ids on their own as well: SQLite reads a row-value IN list by scanning every step,
-            # but seeks the (trace_id, index) key for each run of a plain IN and filters those.
-            runs_of_chunk = list({run_id for run_id, _ in chunk})
-            query = select(Step.trace_id, Step.index, Step.id, Step.role, text).where(
-                Step.trace_id.in_(runs_of_chunk), tuple_(Step.trace_id, Step.index).in_(chunk)
-            )
-            for run_id, index, step_id, role, content in connection.execute(query):
-                found[(run_id, index)] = StepFacts(step_id, role, content)
+        wanted, wanted_run, wanted_index = pairs_table(
+            list(keys), (run_id.type, Integer()), connection.dialect.name
+        )
+        query = select(run_id, Step.index, stored.column(Step.id), Step.role, text).select_from(
+            wanted.join(Step, and_(run_id == wanted_run, Step.index == wanted_index))
+        )
+        for run, index, step_id, role, content in connection.execute(query).all():
+            found[(run, index)] = StepFacts(step_id, role, content)
     return found
 
 
 def _principals(
-    connection: Connection, workspace_id: uuid.UUID, names: Collection[str]
-) -> dict[str, uuid.UUID]:
+    connection: Connection, stored: StoredIds, workspace_id: uuid.UUID, names: Collection[str]
+) -> dict[str, StoredId]:
     """The workspace's principals (users and services) of these names, by name."""
-    found: dict[str, uuid.UUID] = {}
-    for chunk in in_chunks(list(names), LOOKUP_CHUNK):
-        query = select(Principal.name, Principal.id).where(
-            Principal.workspace_id == workspace_id, Principal.name.in_(chunk)
-        )
-        found.update((name, principal_id) for name, principal_id in connection.execute(query))
-    return found
+    query = select(Principal.name, stored.column(Principal.id)).where(
+        Principal.workspace_id == workspace_id, any_of(Principal.name, list(names), connection.dialect.name)
+    )
+    return dict(connection.execute(query).all())

@@ -51,9 +51,10 @@ class ReadLine:
     said: AnnotationLine
     identity: bytes
 
-    def annotation_id(self, trace_id: uuid.UUID) -> uuid.UUID:
-        """The annotation's id on this store's run: the same in every import of the line."""
-        return uuid.uuid5(IMPORTED_ANNOTATIONS, trace_id.hex + self.identity.hex())
+    def annotation_id(self, trace_hex: str) -> uuid.UUID:
+        """The annotation's id on this store's run (given as its 32 hex digits): the same in every
+        import of the line."""
+        return uuid.uuid5(IMPORTED_ANNOTATIONS, trace_hex + self.identity.hex())
 
 
 class LineError(ValueError):

@@ -17,7 +17,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
-from redline.db import in_chunks, new_id, parse_id, utcnow
+from redline.db import StoredId, in_chunks, new_id, parse_id, utcnow
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.models import Membership, Principal, Project
 from redline.identity.service import (
@@ -128,7 +128,7 @@ class StepFacts:
     """What a create or an import needs of a step: which it is, its role, and its text only when a quote
     needs it."""
 
-    id: uuid.UUID
+    id: StoredId  # a uuid.UUID, but an import keeps it as its driver hands it over
     role: str
     content: str | None
 
@@ -309,14 +309,14 @@ def anchored_quote(quote: QuoteIn | None, step: Step | StepFacts | None) -> dict
 
 
 def annotation_row(
-    annotation_id: uuid.UUID,
-    trace_id: uuid.UUID,
+    annotation_id: StoredId,
+    trace_id: StoredId,
     step: Step | StepFacts | None,
     rating: int | None,
     comment: str | None,
     quote: dict[str, Any] | None,
     *,
-    author: tuple[uuid.UUID | None, str],
+    author: tuple[StoredId | None, str],
     created_at: datetime,
     label_error: bool = False,
     label_error_note: str | None = None,

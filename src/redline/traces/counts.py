@@ -9,17 +9,18 @@ writers add up rather than overwrite each other.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, event, literal_column, select, update
+from sqlalchemy import Table, Update, bindparam, event, literal_column, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from redline.db import add_to_counts, in_chunks
+from redline.db import StoredId, StoredIds, add_to_counts, execute_many, in_chunks
 from redline.traces.models import SAID_COUNTS, ProjectRunCount, Trace
 
 _TRACES = cast(Table, Trace.__table__)
@@ -121,21 +122,36 @@ class Said:
 
 def add_said(session: Session, changes: Mapping[uuid.UUID, Said]) -> None:
     """Add each run's change to its counts, in run order (two writers lock the rows alike)."""
+    _add_said(session, changes, as_text=False)
+
+
+def add_said_by_stored_id(session: Session, ids: StoredIds, changes: Mapping[StoredId, Said]) -> None:
+    """`add_said` for bulk work that keeps its run ids in the driver's form (`StoredIds`)."""
+    _add_said(session, changes, as_text=ids.as_text)
+
+
+def _add_said(session: Session, changes: Mapping[Any, Said], *, as_text: bool) -> None:
+    moved = [(run_id, said) for run_id, said in changes.items() if said != Said()]
+    if not moved:
+        return
+    # Only the counts that move are set: each count is in a partial index's condition, and SQLite
+    # rewrites the index entry of every column an UPDATE sets, whether or not its value changed.
+    counts = tuple(name for name in SAID_COUNTS if any(getattr(said, name) for _, said in moved))
+    # Hex digits and a UUID's text sort alike, so writers of either form lock rows in the same order.
+    moved.sort(key=lambda item: StoredIds.hex(item[0]))
     rows = [
-        {"b_id": run_id, "b_rated": said.rated, "b_commented": said.commented, "b_corrected": said.corrected}
-        for run_id, said in sorted(changes.items(), key=lambda item: str(item[0]))
-        if said != Said()
+        {"b_id": run_id, **{f"b_{name}": getattr(said, name) for name in counts}} for run_id, said in moved
     ]
-    if rows:
-        session.connection().execute(_ADD_SAID, rows)
+    execute_many(session.connection(), _add_said_statement(counts, as_text), rows)
 
 
-_ADD_SAID = (
-    update(_TRACES)
-    .where(_TRACES.c.id == bindparam("b_id"))
-    .values(
-        rated_count=_TRACES.c.rated_count + bindparam("b_rated"),
-        comment_count=_TRACES.c.comment_count + bindparam("b_commented"),
-        correction_count=_TRACES.c.correction_count + bindparam("b_corrected"),
+@functools.lru_cache(maxsize=16)
+def _add_said_statement(counts: tuple[str, ...], as_text: bool) -> Update:
+    """The UPDATE that adds these of Said's fields to a run's counts, the run named by its id (in the
+    driver's form when `as_text`)."""
+    run_id = StoredIds(as_text=True).column(_TRACES.c.id) if as_text else _TRACES.c.id
+    return (
+        update(_TRACES)
+        .where(run_id == bindparam("b_id"))
+        .values({SAID_COUNTS[name]: _TRACES.c[SAID_COUNTS[name]] + bindparam(f"b_{name}") for name in counts})
     )
-)
