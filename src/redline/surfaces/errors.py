@@ -140,14 +140,6 @@ def install_error_handlers(app: FastAPI) -> None:
             error = RedlineError(str(exc.detail), code=f"http-{exc.status_code}", status=exc.status_code)
         return renderer_for(request.url.path)(error, request_id_of(request))
 
-    async def on_unexpected(request: Request, exc: Exception) -> Response:
-        request_id = request_id_of(request)
-        log.exception(
-            "unexpected error handling %s %s (request %s)", request.method, request.url.path, request_id
-        )
-        return renderer_for(request.url.path)(RedlineError(INTERNAL_MESSAGE), request_id)
-
     app.add_exception_handler(RedlineError, on_domain_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
-    app.add_exception_handler(Exception, on_unexpected)

@@ -1,4 +1,5 @@
-"""ASGI middleware that every surface shares: a request id on each request, and the body size limit."""
+"""ASGI middleware that every surface shares: a request id on each request (and the answer to an
+unexpected error), and the body size limit."""
 
 from __future__ import annotations
 
@@ -7,12 +8,18 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from redline.errors import TooLarge
-from redline.surfaces.errors import renderer_for
+from redline.errors import RedlineError, TooLarge
+from redline.surfaces.errors import INTERNAL_MESSAGE, log, renderer_for
 
 
 class RequestIdMiddleware:
-    """Gives each request an id (or keeps the caller's X-Request-Id) that errors and logs carry."""
+    """Gives each request an id (or keeps the caller's X-Request-Id) that errors and logs carry, and
+    answers an unexpected error in the surface's own shape with that id.
+
+    The unexpected error is answered here, not by an app-wide exception handler: Starlette's outermost
+    middleware sends the handler's answer and then raises again, and uvicorn closes a connection whose
+    request raised, so a client's next request on that pooled connection failed with a reset.
+    """
 
     def __init__(self, app: ASGIApp):
         self.app = app
@@ -26,14 +33,27 @@ class RequestIdMiddleware:
         request_id = given if 0 < len(given) <= 100 else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
 
+        started = False
+
         async def send_with_id(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 names = {name.lower() for name, _ in message.get("headers", ())}
                 if b"x-request-id" not in names:
                     message["headers"] = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
             await send(message)
 
-        await self.app(scope, receive, send_with_id)
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            if started:
+                raise  # part of an answer is out: nothing truthful can follow it on this connection
+            log.exception(
+                "unexpected error handling %s %s (request %s)", scope["method"], scope["path"], request_id
+            )
+            answer = renderer_for(scope["path"])(RedlineError(INTERNAL_MESSAGE), request_id)
+            await answer(scope, receive, send_with_id)
 
 
 class BodyLimitMiddleware:
