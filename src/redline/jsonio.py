@@ -61,8 +61,16 @@ def find_nul(value: Any, path: list[int | str] | None = None) -> list[int | str]
 
 
 def is_number(value: object) -> bool:
-    """A JSON number: not a boolean (which Python counts as an int), not NaN or infinity."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number a double holds, as every JSON client's does: not a boolean (which Python counts as
+    an int), not NaN or infinity, and not an integer past a double's range (JSON's grammar allows
+    `1` and 400 zeros; Python reads it as an int no float can hold, and comparing or averaging it
+    failed with an OverflowError)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def json_equal(left: object, right: object) -> bool:

@@ -34,6 +34,8 @@ def test_counts_are_read_from_numbers_and_text_but_not_from_anything_else() -> N
         52, 52, 7, 3, None, None, None, None, None
     ]  # fmt: skip
     assert [as_float(v) for v in (0.25, "0.5", 2, False, "x")] == [0.25, 0.5, 2.0, None, None]
+    # What no float holds as a number is no number: a cost of "1e400" was stored as infinity.
+    assert [as_float(v) for v in (10**400, "1e400", "-Infinity", "NaN", float("inf"))] == [None] * 5
     assert [as_text(v) for v in ("a", 1, 1.5, True, None, [1])] == ["a", "1", "1.5", "true", None, None]
 
 

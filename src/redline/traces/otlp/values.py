@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from redline.jsonio import is_number
+
 
 def json_value(value: Any) -> Any:
     """A value documented as JSON: the parsed JSON when `value` is a string that parses, the structured
@@ -50,17 +52,14 @@ def as_int(value: Any) -> int | None:
 
 
 def as_float(value: Any) -> float | None:
-    """A number sent as a number or as decimal text; None for anything else."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
+    """A number sent as a number or as decimal text; None for anything else, and for what no float
+    holds as a number (an integer of 400 digits, "1e400", "NaN")."""
     if isinstance(value, str):
         try:
-            return float(value.strip())
+            value = float(value.strip())
         except ValueError:
             return None
-    return None
+    return float(value) if is_number(value) else None
 
 
 def as_text(value: Any) -> str | None:
