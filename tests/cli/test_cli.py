@@ -239,6 +239,40 @@ def test_import_refuses_unknown_content(database_url: str, tmp_path: Path) -> No
     )
 
 
+def test_import_of_json_nested_past_the_parser_says_so_in_a_line(database_url: str, tmp_path: Path) -> None:
+    ok(database_url, "db", "upgrade")
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text("[" * 100_000 + "\n")
+    named = invoke(database_url, "import", str(nested), "--project", "default", "--format", "native")
+    assert named.exit_code == 0, named.output
+    assert named.output.splitlines()[-2:] == [
+        "Skipped 1:",
+        "  record 1: not valid JSON: nested too deeply (column 1)",
+    ]
+    detected = invoke(database_url, "import", str(nested), "--project", "default")
+    assert detected.exit_code == 1
+    assert detected.output.splitlines() == [
+        "Error: could not detect the trace format; tried: stash, native, openai_chat, anthropic_messages, otel"
+    ]
+
+
+def test_import_takes_metadata_nested_as_deep_as_the_api_does_and_once(
+    database_url: str, tmp_path: Path
+) -> None:
+    ok(database_url, "db", "upgrade")
+    deep = tmp_path / "deep.jsonl"
+    record = {"steps": [{"role": "user", "content": "hi"}], "metadata": {"a": 0}}
+    text = json.dumps(record).replace('{"a": 0}', '{"a": ' + "[" * 900 + "]" * 900 + "}")
+    deep.write_text(text + "\n")
+    for _ in range(2):  # the second time finds the run by the id its content gave it
+        done = invoke(database_url, "import", str(deep), "--project", "default")
+        assert done.exit_code == 0, done.output
+    exported = tmp_path / "runs.jsonl"
+    ok(database_url, "export", "runs", "--project", "default", "--output", str(exported))
+    [run] = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert json.dumps(run["metadata"]) == '{"a": ' + "[" * 900 + "]" * 900 + "}"
+
+
 def test_import_reads_stash_records_and_says_which_it_skipped(database_url: str, tmp_path: Path) -> None:
     ok(database_url, "db", "upgrade")
     path = tmp_path / "stash.jsonl"

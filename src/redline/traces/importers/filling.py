@@ -14,8 +14,11 @@ applied, so importing again with another agent name corrects the runs instead of
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
+
+from pydantic_core import PydanticSerializationError
 
 from redline.traces.importers.base import Skipped
 from redline.traces.schemas import RunIn
@@ -27,7 +30,13 @@ CONTENT_ID_HEX = 32
 
 def content_id(run: RunIn) -> str:
     """The id a run without one is given: from everything it says except the project it goes to."""
-    text = run.model_dump_json(exclude={"project_id"})
+    try:
+        text = run.model_dump_json(exclude={"project_id"})
+    except PydanticSerializationError:
+        # pydantic writes no value nested past a fixed depth, which the API takes and stores (JSON
+        # allows any); such a run never imported before, so its id needs no match with older ones.
+        fields = run.model_dump(exclude={"project_id"})
+        text = json.dumps(fields, default=str, separators=(",", ":"), ensure_ascii=False)
     return CONTENT_ID_PREFIX + hashlib.sha256(text.encode()).hexdigest()[:CONTENT_ID_HEX]
 
 

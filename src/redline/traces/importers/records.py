@@ -93,12 +93,21 @@ def describe_json_error(error: json.JSONDecodeError) -> str:
     return f"not valid JSON: {error.msg} (column {error.colno})"
 
 
+def _decoded(text: str) -> object:
+    """The JSON value of a text; one nested deeper than the parser can go (it recurses once per level)
+    is invalid JSON like any other, not a RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
 def _jsonl_records(text: str, message_arrays: bool) -> Iterator[RawRecord]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = _decoded(line)
         except json.JSONDecodeError as error:
             yield RawRecord(number, error=describe_json_error(error))
         else:
@@ -112,7 +121,7 @@ def split_records(text: str, *, message_arrays: bool) -> Iterator[RawRecord]:
     """
     text = text.removeprefix(BOM)
     try:
-        document = json.loads(text)
+        document = _decoded(text)
     except json.JSONDecodeError:
         yield from _jsonl_records(text, message_arrays)
         return
@@ -134,7 +143,7 @@ def jsonl_record_count(text: str) -> int | None:
     if len(lines) < 2:
         return None
     try:
-        json.loads(lines[0])
+        _decoded(lines[0])
     except json.JSONDecodeError:
         return None
     return len(lines)
@@ -145,10 +154,10 @@ def first_record(text: str) -> JSONObject | None:
     text = text.removeprefix(BOM)
     line = next((line for line in text.splitlines() if line.strip()), "")
     try:
-        value = json.loads(line)
+        value = _decoded(line)
     except json.JSONDecodeError:
         try:
-            value = json.loads(text)
+            value = _decoded(text)
         except json.JSONDecodeError:
             return None
     value = _as_record(value, message_arrays=True)
