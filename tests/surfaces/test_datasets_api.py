@@ -78,6 +78,21 @@ def test_a_path_files_the_dataset_in_the_project_it_names(harness: Harness) -> N
     assert {d["_id"] for d in only["data"]} == {filed["_id"], unnamed["_id"]}
 
 
+def test_a_path_naming_a_project_the_caller_cannot_see_is_as_one_naming_none(harness: Harness) -> None:
+    hidden = harness.client.post("/v1/projects", json={"name": "tenant-a"}, headers=harness.admin).json()
+    bob = harness.caller("bob", role="write")
+    into_hidden = harness.client.post(DATASETS, json={"display_name": "d", "path": "tenant-a/x"}, headers=bob)
+    into_none = harness.client.post(
+        DATASETS, json={"display_name": "d", "path": "no-such-xyz/x"}, headers=bob
+    )
+    assert (into_hidden.status_code, into_none.status_code) == (200, 200)
+    assert into_hidden.json()["project_id"] == into_none.json()["project_id"] == harness.project_id
+    assert hidden["id"] not in into_hidden.text
+    reader = harness.caller("rita", role="read", project_id=hidden["id"])
+    refused = harness.client.post(DATASETS, json={"display_name": "d", "path": "tenant-a/x"}, headers=reader)
+    assert _error(refused, 403) == 'This needs the write role in project "tenant-a"; you have read.'
+
+
 def test_datapoints_from_a_bare_array_and_in_bulk_with_versions(harness: Harness) -> None:
     dataset = _dataset(harness)
     made = _points(harness, dataset["_id"], 2)

@@ -26,6 +26,7 @@ from redline.identity.service import (
     ProjectRole,
     check_role,
     default_write_project,
+    project_role,
     visible_projects,
     wire_project,
 )
@@ -91,15 +92,18 @@ def _view(session: Session, dataset: Dataset) -> DatasetView:
 
 def _project_of_path(session: Session, actor: Actor, path: str | None) -> tuple[Project, str | None]:
     """Where a new dataset goes: `project/folder/sub` files it in the project named by the first part
-    (by name, in the caller's workspace); a path whose first part names no project, or none at all,
-    files it in the caller's oldest writable project, keeping the path as its folder."""
+    (by name, among the projects the caller can see); a path whose first part names none of those, or
+    none at all, files it in the caller's oldest writable project, keeping the path as its folder.
+
+    A project the caller has no role in is passed over exactly as a missing one: refusing it would
+    confirm that it exists, and name its id (docs/access.md)."""
     cleaned = "/".join(part for part in (path or "").split("/") if part) or None
     if cleaned:
         first = cleaned.split("/", 1)[0]
         project = session.scalar(
             select(Project).where(Project.workspace_id == actor.workspace_id, Project.name == first)
         )
-        if project is not None:
+        if project is not None and project_role(session, actor, project) is not None:
             return check_role(session, actor, project, "write"), cleaned
     return default_write_project(session, actor), cleaned
 
