@@ -42,6 +42,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import DeclarativeBase, QueryableAttribute, Session, sessionmaker
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -486,6 +487,15 @@ def is_busy(error: BaseException) -> bool:
     if code is not None:
         return int(code) & 0xFF in SQLITE_BUSY_CODES
     return getattr(error.orig, "sqlstate", None) in POSTGRESQL_BUSY_STATES
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether a store failure will likely pass: a lock wait exceeded (SQLite `database is locked`), a
+    serialization failure or deadlock, a lost connection, a pool that stayed full. What a caller is
+    asked to try again after, never a 500."""
+    if isinstance(error, OperationalError | PoolTimeout):
+        return True
+    return isinstance(error, DBAPIError) and error.connection_invalidated
 
 
 class StillBusy(OperationalError):

@@ -23,6 +23,10 @@ from redline.surfaces.responses import JSONBody
 log = logging.getLogger("redline.http")
 
 INTERNAL_MESSAGE = "Something went wrong on our side; the request id identifies it in the server's log."
+STORE_BUSY = "The store is busy or unreachable; try again after the seconds Retry-After gives."
+# How long a client is asked to wait after a transient store failure: long enough for a lock holder to
+# finish or a database to come back, short next to a client's (or an OTLP exporter's) own backoff.
+STORE_RETRY_AFTER_SECONDS = 2
 
 
 class ErrorRenderer(Protocol):

@@ -6,10 +6,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from redline.db import is_transient
 from redline.errors import RedlineError, TooLarge
-from redline.surfaces.errors import INTERNAL_MESSAGE, log, renderer_for
+from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AFTER_SECONDS, log, renderer_for
 
 
 class RequestIdMiddleware:
@@ -46,14 +48,22 @@ class RequestIdMiddleware:
 
         try:
             await self.app(scope, receive, send_with_id)
-        except Exception:
+        except Exception as error:
             if started:
                 raise  # part of an answer is out: nothing truthful can follow it on this connection
-            log.exception(
-                "unexpected error handling %s %s (request %s)", scope["method"], scope["path"], request_id
-            )
-            answer = renderer_for(scope["path"])(RedlineError(INTERNAL_MESSAGE), request_id)
-            await answer(scope, receive, send_with_id)
+            await _unexpected(error, request_id, scope["path"], scope["method"])(scope, receive, send_with_id)
+
+
+def _unexpected(error: Exception, request_id: str, path: str, method: str) -> Response:
+    """The answer to an error no route answered: 503 with Retry-After for a store that is busy or
+    unreachable for now (the write path's own waits are over by then), else 500 and the log."""
+    if is_transient(error):
+        log.warning("store busy or unreachable for %s %s (request %s): %s", method, path, request_id, error)
+        answer = renderer_for(path)(RedlineError(STORE_BUSY, code="unavailable", status=503), request_id)
+        answer.headers["Retry-After"] = str(STORE_RETRY_AFTER_SECONDS)
+        return answer
+    log.exception("unexpected error handling %s %s (request %s)", method, path, request_id, exc_info=error)
+    return renderer_for(path)(RedlineError(INTERNAL_MESSAGE), request_id)
 
 
 class BodyLimitMiddleware:

@@ -20,7 +20,7 @@ from fastapi import APIRouter, Header, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from redline.db import Database
+from redline.db import Database, is_transient
 from redline.errors import Invalid, RedlineError, Unauthenticated
 from redline.identity import service as identity
 from redline.identity.service import Actor
@@ -30,7 +30,7 @@ from redline.jobs import service as jobs
 from redline.surfaces.errors import request_id_of
 from redline.surfaces.otlp import wire
 from redline.surfaces.otlp.paths import LOGS_PATH, METRICS_PATH, TRACES_PATH
-from redline.surfaces.otlp.throttle import SpanRate, TryLater, is_transient, store_unavailable
+from redline.surfaces.otlp.throttle import SpanRate, TryLater, store_unavailable
 from redline.traces.otlp.decode import read_spans, refusal, rejection_message
 
 log = logging.getLogger("redline.otlp")

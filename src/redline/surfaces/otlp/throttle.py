@@ -13,15 +13,8 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
-
-from redline.db import StillBusy
 from redline.errors import RedlineError
-
-# How long an exporter is asked to wait after a transient store failure: long enough for a lock holder
-# to finish or a database to come back, short next to an exporter's own backoff ceiling.
-RETRY_AFTER_SECONDS = 2
+from redline.surfaces.errors import STORE_RETRY_AFTER_SECONDS
 
 
 class TryLater(RedlineError):
@@ -33,19 +26,11 @@ class TryLater(RedlineError):
         self.retry_after = retry_after
 
 
-def is_transient(error: BaseException) -> bool:
-    """Whether a store failure will likely pass: a lock wait exceeded (SQLite `database is locked`), a
-    serialization failure or deadlock, a lost connection, a pool that stayed full."""
-    if isinstance(error, StillBusy | OperationalError | PoolTimeout):
-        return True
-    return isinstance(error, DBAPIError) and error.connection_invalidated
-
-
 def store_unavailable() -> TryLater:
     return TryLater(
         "the store is busy or unreachable; nothing of this export was kept, send it again",
         status=503,
-        retry_after=RETRY_AFTER_SECONDS,
+        retry_after=STORE_RETRY_AFTER_SECONDS,
     )
 
 
