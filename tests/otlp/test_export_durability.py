@@ -4,9 +4,7 @@ and the stock OTLP exporter, configured the documented way, landing its spans as
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from fastapi.testclient import TestClient
@@ -17,7 +15,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from sqlalchemy import func, select, text
 
 from redline.app import create_app
-from redline.db import Database, make_engine
+from redline.db import Database
 from redline.queues.models import ExpertItem
 from redline.traces.models import Span, Trace
 from tests.conftest import ADMIN_TOKEN, bootstrap_admin
@@ -25,6 +23,7 @@ from tests.liveserver import LiveServer, live_server
 from tests.otlp.builders import raw_spans
 from tests.otlp.examples import STEPS_10_1, example_10_1
 from tests.otlp.otlpapp import BEARER, OtlpApp, otlp_app, otlp_settings, steps_of
+from tests.storelocks import impatient_database, store_locked
 
 __all__ = ["live_server", "otlp_app"]
 
@@ -32,46 +31,18 @@ __all__ = ["live_server", "otlp_app"]
 @pytest.fixture
 def impatient_app(database_url: str, backend: str) -> Iterator[OtlpApp]:
     """An app whose store gives up on a lock quickly: 50 ms on SQLite, 100 ms on PostgreSQL."""
-    db = Database(make_engine(database_url, sqlite_busy_timeout_ms=50))
-    if backend == "postgresql":
-        with db.engine.connect() as connection:
-            name = connection.exec_driver_sql("SELECT current_database()").scalar_one()
-            connection.exec_driver_sql(f"ALTER DATABASE \"{name}\" SET lock_timeout = '100ms'")
-            connection.commit()
-        db.engine.dispose()
+    db = impatient_database(database_url, backend)
     first = bootstrap_admin(db)
     with TestClient(create_app(otlp_settings(database_url), db), raise_server_exceptions=False) as client:
         yield OtlpApp(client, db, str(first.project.id))
     db.dispose()
 
 
-@contextmanager
-def _store_locked(database_url: str, backend: str) -> Iterator[None]:
-    """Another writer holding the lock the export needs: SQLite's write lock, or PostgreSQL's on spans."""
-    if backend == "sqlite":
-        holder = sqlite3.connect(database_url.removeprefix("sqlite:///"), isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        finally:
-            holder.rollback()
-            holder.close()
-        return
-    engine = make_engine(database_url)
-    with engine.connect() as connection:
-        connection.exec_driver_sql("LOCK TABLE spans IN EXCLUSIVE MODE")
-        try:
-            yield
-        finally:
-            connection.rollback()
-    engine.dispose()
-
-
 def test_a_store_that_stays_locked_answers_503_keeps_nothing_and_the_retry_succeeds(
     impatient_app: OtlpApp, database_url: str, backend: str
 ) -> None:
     spans = raw_spans(example_10_1())
-    with _store_locked(database_url, backend):
+    with store_locked(database_url, backend, "spans"):
         answer = impatient_app.send(spans, encoding="json")
     assert answer.status_code == 503
     assert answer.headers["retry-after"] == "2"

@@ -8,9 +8,7 @@ app's store gives up quickly (50 ms on SQLite, `lock_timeout` 100 ms on PostgreS
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -18,49 +16,22 @@ from fastapi.testclient import TestClient
 
 from redline.app import create_app
 from redline.config import Settings
-from redline.db import Database, make_engine
 from redline.surfaces.errors import STORE_BUSY
 from tests.conftest import Harness, bootstrap_admin
 from tests.samples import make_run
+from tests.storelocks import impatient_database, store_locked
 from tests.surfaces.test_reviews_api import SPANS
 
 
 @pytest.fixture
 def impatient(database_url: str, backend: str) -> Iterator[Harness]:
     """A harness whose store gives up on a lock within a tenth of a second."""
-    db = Database(make_engine(database_url, sqlite_busy_timeout_ms=50))
-    if backend == "postgresql":
-        with db.engine.connect() as connection:
-            name = connection.exec_driver_sql("SELECT current_database()").scalar_one()
-            connection.exec_driver_sql(f"ALTER DATABASE \"{name}\" SET lock_timeout = '100ms'")
-            connection.commit()
-        db.engine.dispose()
+    db = impatient_database(database_url, backend)
     first = bootstrap_admin(db)
     settings = Settings(database_url=database_url)
     with TestClient(create_app(settings, db), raise_server_exceptions=False) as client:
         yield Harness(client, db, settings, str(first.project.id), str(first.admin.id))
     db.dispose()
-
-
-@contextmanager
-def _held(database_url: str, backend: str) -> Iterator[None]:
-    if backend == "sqlite":
-        holder = sqlite3.connect(database_url.removeprefix("sqlite:///"), isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        finally:
-            holder.rollback()
-            holder.close()
-        return
-    engine = make_engine(database_url)
-    with engine.connect() as connection:
-        connection.exec_driver_sql("LOCK TABLE traces, annotations IN EXCLUSIVE MODE")
-        try:
-            yield
-        finally:
-            connection.rollback()
-    engine.dispose()
 
 
 def _run(harness: Harness) -> str:
@@ -111,7 +82,7 @@ def test_a_held_store_answers_503_with_retry_after_then_the_write_goes_through(
     done: int,
 ) -> None:
     path, body = write(impatient, _run(impatient))
-    with _held(database_url, backend):
+    with store_locked(database_url, backend, "traces, annotations"):
         busy = impatient.client.post(path, json=body, headers=impatient.admin)
     assert busy.status_code == 503, busy.text
     assert busy.headers["retry-after"] == "2"
