@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 
 import httpx
+import orjson
 import psutil
 import pytest
 from sqlalchemy import select
@@ -21,6 +23,7 @@ from redline.cli.processes import usable_cpus
 from redline.db import Database, make_engine
 from redline.jobs import service as jobs
 from redline.jobs.models import DONE, Job
+from redline.traces.models import Trace
 from redline.traces.retention import RETENTION_JOB
 from tests.samples import make_run
 
@@ -239,3 +242,50 @@ def test_each_server_process_keeps_its_request_threads_on_a_cpu_of_its_own(
     with serving(database_url, "--no-pin-cpus") as (base, _, process):
         httpx.get(f"{base}/v1/runs")
         assert set(map(tuple, _thread_cpus(psutil.Process(process.pid)).values())) == {tuple(every)}
+
+
+def _answer_of(sock: socket.socket) -> bytes:
+    """An HTTP/1.1 answer read whole off a socket (headers and the Content-Length body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, f"the connection closed mid-answer: {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"(?i)content-length: (\d+)", head).group(1))  # type: ignore[union-attr]
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "the connection closed mid-body"
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def test_sigterm_lets_the_request_in_flight_finish_then_the_server_exits(database_url: str) -> None:
+    """SIGTERM while a request's body is still arriving: the request is answered and kept, new
+    connections are refused, and every process exits cleanly (on PostgreSQL with a process per CPU)."""
+    with serving(database_url) as (base, lines, process):
+        token = TOKEN_LINE.search("".join(lines))
+        assert token, lines
+        headers = {"Authorization": f"Bearer {token.group(1)}"}
+        project_id = httpx.get(f"{base}/v1/projects", headers=headers).json()["data"][0]["id"]
+        body = orjson.dumps(make_run(project_id, title="In flight"))
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+            head = (
+                f"POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {headers['Authorization']}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            )
+            sock.sendall(head.encode() + body[:20])
+            time.sleep(0.5)
+            process.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            sock.sendall(body[20:])
+            answer = _answer_of(sock)
+        assert answer.startswith(b"HTTP/1.1 201 "), answer[:300]
+        assert process.wait(timeout=20) == 0
+    db = Database(make_engine(database_url))
+    try:
+        with db.read() as session:
+            assert session.scalar(select(Trace.title).where(Trace.title == "In flight")) == "In flight"
+    finally:
+        db.dispose()

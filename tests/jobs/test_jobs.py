@@ -216,3 +216,16 @@ def test_the_worker_thread_runs_jobs_and_stops_when_asked(db: Database) -> None:
     finally:
         stop()
     assert _job(db, job_id).state == DONE
+
+
+def test_stopping_the_worker_thread_waits_for_the_job_in_hand(db: Database) -> None:
+    """What `redline serve` relies on at SIGTERM: the stop returns once the job it was running is done."""
+    recorder = Recorder()
+    stop = JobWorker(db, [recorder.kind()], poll_seconds=0.05).start()
+    job_id = _queue(db, {"sleep": 1.0})
+    deadline = time.monotonic() + 10
+    while not recorder.ran and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert recorder.ran, "the job never started"
+    stop()
+    assert _job(db, job_id).state == DONE

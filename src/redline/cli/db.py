@@ -1,4 +1,5 @@
-"""`redline db`: schema upgrades, the drift check CI runs, recounting what is kept counted, and vacuuming."""
+"""`redline db`: schema upgrades, the drift check CI runs, recounting what is kept counted, vacuuming, and
+backing up and restoring a SQLite store."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import tempfile
 from pathlib import Path
 
 import click
+from sqlalchemy.engine import make_url
 
-from redline import migrate
-from redline.cli.context import CliContext, pass_context, shown_url
+from redline import backups, migrate
+from redline.cli.context import CliContext, fail, pass_context, shown_url
 from redline.db import make_engine, vacuum_file
+from redline.errors import RedlineError
 from redline.stats import rebuild
 
 # Bytes in a MiB, for the sizes it reports.
@@ -85,3 +88,56 @@ def recount_results(context: CliContext) -> None:
         rule_ids = rebuild.tallied_rules(session)
         rebuild.rebuild(session, rule_ids)
     click.echo(f"Recounted the results of {len(rule_ids)} rule(s).")
+
+
+@db.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@pass_context
+def backup(context: CliContext, file: Path) -> None:
+    """Copy a SQLite store to FILE while Redline keeps running (FILE is replaced if it exists).
+
+    The copy is of one moment, taken with SQLite's online backup, checked, and only then put at FILE.
+    For PostgreSQL, use pg_dump (docs/deployment.md).
+    """
+    store = _sqlite_file(context, "back up", "pg_dump --format=custom --file FILE <database>")
+    if file.resolve() == store:
+        raise click.UsageError("FILE is the store itself: name another file.")
+    if not store.is_file():
+        raise click.ClickException(f"There is no store to back up at {store}.")
+    copied = backups.back_up(
+        store, file, on_start=lambda size: click.echo(f"Backing up {size / MIB:,.1f} MiB to {file} ...")
+    )
+    click.echo(f"Backed up to {file}: {copied.size / MIB:,.1f} MiB in {copied.seconds:.1f} s.")
+
+
+@db.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--yes", is_flag=True, help="Replace the store without asking.")
+@pass_context
+def restore(context: CliContext, file: Path, yes: bool) -> None:
+    """Replace a SQLite store with the backup in FILE (stop every Redline process first).
+
+    Refused while any process has the store open, or when FILE is not a whole Redline store this
+    version can read. For PostgreSQL, use pg_restore (docs/deployment.md).
+    """
+    store = _sqlite_file(context, "restore", "pg_restore --clean --if-exists --dbname <database> FILE")
+    if file.resolve() == store:
+        raise click.UsageError("FILE is the store itself: name a backup.")
+    if not yes:
+        click.confirm(f"Replace everything in {store} with {file}?", abort=True)
+    try:
+        copied = backups.restore(file, store)
+    except RedlineError as error:
+        raise fail(error) from error
+    click.echo(f"Restored {file} into {store}: {copied.size / MIB:,.1f} MiB in {copied.seconds:.1f} s.")
+
+
+def _sqlite_file(context: CliContext, doing: str, postgres_way: str) -> Path:
+    """The store's file, or a one-line error saying how PostgreSQL's own tools do it."""
+    url = context.settings().database_url
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        raise click.ClickException(f"To {doing} a PostgreSQL store, use its own tool: {postgres_way}.")
+    if parsed.database in (None, "", ":memory:"):
+        raise click.ClickException(f"An in-memory store has nothing to {doing}.")
+    return Path(str(parsed.database)).resolve()

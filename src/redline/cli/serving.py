@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -145,6 +146,10 @@ def run(settings: Settings, database: Database, processes: int) -> None:
     process, unless `run_jobs` is off. The store is ready (migrated, first workspace made) before this
     is called."""
     configure_logging(settings.log_level)
+    # uvicorn stops gracefully on SIGTERM (requests in flight are answered), then raises the signal again
+    # to whatever handled it before: with Python's default the process died there, before the job in
+    # hand was waited for. Exiting instead runs the cleanup below, and the exit status is 0.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     stop_jobs = job_worker(database, settings).start() if settings.run_jobs else None
     # With workers, each server process checkpoints for itself (its app's lifespan); this one does only
     # while it writes too.
@@ -156,6 +161,10 @@ def run(settings: Settings, database: Database, processes: int) -> None:
         for stop in (stop_checkpoints, stop_jobs):
             if stop is not None:
                 stop()
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _serve(settings: Settings, database: Database, processes: int, *, jobs_here: bool) -> None:
