@@ -45,6 +45,13 @@ def _sql(database_url: str, query: str, **values: Any) -> list[Any]:
         db.dispose()
 
 
+def _count_of(database_url: str, query: str, some_id: str) -> int:
+    """A count whose query names an id as `CAST(column AS TEXT) IN (:dashed, :bare)`: PostgreSQL writes a
+    UUID dashed, SQLite keeps its 32 hex digits."""
+    [(count,)] = _sql(database_url, query, dashed=some_id, bare=some_id.replace("-", ""))
+    return int(count)
+
+
 def test_two_replicas_keep_every_invariant(database_url: str) -> None:
     with _two_replicas(database_url) as replicas:
         printed = [TOKEN_LINE.search("".join(lines)) for _, lines in replicas]
@@ -97,14 +104,11 @@ def _check_every_invariant(database_url: str, clients: list[httpx.Client]) -> No
 
     with ThreadPoolExecutor(CLIENTS) as pool:
         assert set(pool.map(correct_again, range(4 * CLIENTS))) == {201}
-    live = _sql(
-        database_url,
+    live = (
         "SELECT count(*) FROM corrections "
-        "WHERE CAST(run_id AS TEXT) IN (:dashed, :bare) AND superseded_by IS NULL",
-        dashed=contested,
-        bare=contested.replace("-", ""),
+        "WHERE CAST(run_id AS TEXT) IN (:dashed, :bare) AND superseded_by IS NULL"
     )
-    assert live == [(1,)]
+    assert _count_of(database_url, live, contested) == 1
 
     # A queue rule capped at 3, with completed runs arriving through both replicas at once.
     rule = clients[0].post(f"/v1/projects/{project_id}/queue-rules", json={"name": "Capped", "maxOpen": 3})
@@ -119,11 +123,8 @@ def _check_every_invariant(database_url: str, clients: list[httpx.Client]) -> No
         assert set(pool.map(complete_run, range(5 * CLIENTS))) == {201}
     shown = clients[1].get(f"/v1/projects/{project_id}/queue-rules/{rule_id}").json()
     assert shown["openItems"] == 3
-    open_items = _sql(
-        database_url,
+    open_items = (
         "SELECT count(*) FROM expert_item_rules r JOIN expert_items i ON i.run_id = r.run_id "
-        "WHERE CAST(r.rule_id AS TEXT) IN (:dashed, :bare) AND i.state = 'open'",
-        dashed=rule_id,
-        bare=rule_id.replace("-", ""),
+        "WHERE CAST(r.rule_id AS TEXT) IN (:dashed, :bare) AND i.state = 'open'"
     )
-    assert open_items == [(3,)]
+    assert _count_of(database_url, open_items, rule_id) == 3
