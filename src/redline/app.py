@@ -10,11 +10,12 @@ from fastapi import Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi_offline import FastAPIOffline
 
-from redline import __version__
+from redline import __version__, metrics
 from redline.config import Settings
 from redline.console import create_console
 from redline.db import Database, make_engine
 from redline.identity import service as identity_service
+from redline.surfaces import metrics as metrics_surface
 from redline.surfaces.corrections import (
     agents,
     audit,
@@ -30,6 +31,7 @@ from redline.surfaces.corrections import (
 from redline.surfaces.corrections import groups as corrector_groups
 from redline.surfaces.corrections import results as correction_results
 from redline.surfaces.errors import install_error_handlers
+from redline.surfaces.metrics import MetricsMiddleware
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
 from redline.surfaces.otlp import router as otlp
@@ -169,4 +171,9 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     # Outermost last: the request id exists before the body limit can refuse anything.
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes, exempt=OTLP_PATHS)
     app.add_middleware(RequestIdMiddleware)
+    if settings.metrics:
+        metrics.turn_on()
+        app.include_router(metrics_surface.router)
+        # Outside everything else, so it sees the status every request was finally answered with.
+        app.add_middleware(MetricsMiddleware)
     return app

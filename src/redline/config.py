@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -60,6 +60,18 @@ class Settings(BaseSettings):
         description="Write a line per request to standard output (uvicorn's access log). Off by default: "
         "writing it costs the server about 0.1 ms of CPU a request, a tenth of an annotation's create "
         "(bench/README.md), and a proxy in front usually keeps one already. Errors are logged either way.",
+    )
+    metrics: bool = Field(
+        False,
+        description="Serve Prometheus metrics at GET /metrics (requests by route and status with latencies, "
+        "runs and spans ingested, busy-store answers, jobs by state), summed over every server process. "
+        "Needs REDLINE_METRICS_TOKEN.",
+    )
+    metrics_token: SecretStr | None = Field(
+        None,
+        validate_default=True,
+        description="The bearer token GET /metrics takes (the scraper's `authorization` credentials); "
+        "needed when metrics are on. Not a Redline token: it opens the metrics and nothing else.",
     )
     pin_cpus: bool = Field(
         True,
@@ -190,6 +202,13 @@ class Settings(BaseSettings):
     def llm_configured(self) -> bool:
         """Feedback-derived alternatives need an endpoint and a model; a key is optional."""
         return bool(self.llm_base_url) and bool(self.llm_model)
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _metrics_need_a_token(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        if info.data.get("metrics") and not (value and value.get_secret_value()):
+            raise ValueError("needed when REDLINE_METRICS is on: GET /metrics is never open to all")
+        return value
 
     @field_validator("workers", mode="before")
     @classmethod

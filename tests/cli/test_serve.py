@@ -17,6 +17,7 @@ import httpx
 import orjson
 import psutil
 import pytest
+from prometheus_client.mmap_dict import MmapedDict
 from sqlalchemy import select
 
 from redline.cli.processes import usable_cpus
@@ -39,16 +40,17 @@ def _free_port() -> int:
 
 @contextmanager
 def serving(
-    database_url: str, *args: str, command: tuple[str, ...] = ("serve",)
+    database_url: str, *args: str, command: tuple[str, ...] = ("serve",), env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, list[str], subprocess.Popen[str]]]:
-    """Run `redline serve` (or `redline` + `command`) until the block ends; yields its base URL, the
-    lines it printed so far and the process."""
+    """Run `redline serve` (or `redline` + `command`) until the block ends, with `env` added to its
+    environment; yields its base URL, the lines it printed so far and the process."""
     port = _free_port()
     env = {
         **os.environ,
         "REDLINE_DATABASE_URL": database_url,
         "REDLINE_PORT": str(port),
         "REDLINE_LOG_LEVEL": "warning",
+        **(env or {}),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "redline", *command, *args],
@@ -289,3 +291,41 @@ def test_sigterm_lets_the_request_in_flight_finish_then_the_server_exits(databas
             assert session.scalar(select(Trace.title).where(Trace.title == "In flight")) == "In flight"
     finally:
         db.dispose()
+
+
+def _healthz_answered_by(process: subprocess.Popen[str]) -> dict[str, float]:
+    """How many GET /healthz each server process has counted, by pid, read from the metrics directory
+    they share (prometheus-client's own files: one per kind of metric and process)."""
+    folders = {
+        child.environ().get("PROMETHEUS_MULTIPROC_DIR") for child in psutil.Process(process.pid).children()
+    }
+    [folder] = folders - {None}
+    counted: dict[str, float] = {}
+    for name in os.listdir(folder):
+        if name.startswith("counter_"):
+            pid = name.removeprefix("counter_").removesuffix(".db")
+            values = MmapedDict.read_all_values_from_file(os.path.join(folder, name))  # type: ignore[no-untyped-call]
+            for key, value, *_ in values:
+                if '"/healthz"' in key and "redline_http_requests" in key:
+                    counted[pid] = counted.get(pid, 0.0) + value
+    return counted
+
+
+def test_metrics_sum_the_counts_of_every_server_process(database_url: str) -> None:
+    token = "scrape-me"
+    with serving(
+        database_url, "--workers", "2", env={"REDLINE_METRICS": "true", "REDLINE_METRICS_TOKEN": token}
+    ) as (base, _, process):
+        _workers_up(process, 2)
+        deadline = time.monotonic() + 30
+        while len(_healthz_answered_by(process)) < 2 and time.monotonic() < deadline:
+            for _ in range(10):  # a new connection each, so both processes take some
+                assert httpx.get(f"{base}/healthz").status_code == 200
+        answered = _healthz_answered_by(process)
+        assert len(answered) == 2, f"one process answered every request: {answered}"
+        healthz = 'redline_http_requests_total{method="GET",route="/healthz",status="200"}'
+        for _ in range(4):
+            scraped = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {token}"})
+            assert scraped.status_code == 200, scraped.text
+            counts = [line for line in scraped.text.splitlines() if line.startswith(healthz + " ")]
+            assert counts == [f"{healthz} {sum(answered.values())}"]

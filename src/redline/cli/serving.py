@@ -15,6 +15,8 @@ import logging
 import os
 import signal
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -22,6 +24,7 @@ import uvicorn
 from fastapi import FastAPI
 from pydantic import SecretStr
 
+from redline import metrics
 from redline.app import app_from_environment, create_app
 from redline.background import job_worker
 from redline.cli.context import CliContext, pass_context, shown_url, tune_gc_for_bulk_work
@@ -156,11 +159,28 @@ def run(settings: Settings, database: Database, processes: int) -> None:
     writes_here = processes == 1 or stop_jobs is not None
     stop_checkpoints = checkpoint_in_background(database.engine) if writes_here else None
     try:
-        _serve(settings, database, processes, jobs_here=stop_jobs is not None)
+        with metrics_shared_by_processes(settings):
+            _serve(settings, database, processes, jobs_here=stop_jobs is not None)
     finally:
         for stop in (stop_checkpoints, stop_jobs):
             if stop is not None:
                 stop()
+
+
+@contextmanager
+def metrics_shared_by_processes(settings: Settings) -> Iterator[None]:
+    """With metrics on, a new directory where every server process of this run writes its counts, named
+    in the environment before any of them starts (or imports prometheus-client); gone when serving ends,
+    so no count of an earlier run is added in."""
+    if not settings.metrics:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="redline-metrics-") as folder:
+        os.environ[metrics.MULTIPROCESS_DIRECTORY] = folder
+        try:
+            yield
+        finally:
+            os.environ.pop(metrics.MULTIPROCESS_DIRECTORY, None)
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:

@@ -9,12 +9,14 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from redline import metrics
+from redline.asgi import HttpMiddleware
 from redline.db import is_transient
 from redline.errors import RedlineError, TooLarge
 from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AFTER_SECONDS, log, renderer_for
 
 
-class RequestIdMiddleware:
+class RequestIdMiddleware(HttpMiddleware):
     """Gives each request an id (or keeps the caller's X-Request-Id) that errors and logs carry, and
     answers an unexpected error in the surface's own shape with that id.
 
@@ -23,13 +25,7 @@ class RequestIdMiddleware:
     request raised, so a client's next request on that pooled connection failed with a reset.
     """
 
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", ()))
         given = headers.get(b"x-request-id", b"").decode("latin-1")
         request_id = given if 0 < len(given) <= 100 else uuid.uuid4().hex
@@ -58,6 +54,7 @@ def _unexpected(error: Exception, request_id: str, path: str, method: str) -> Re
     """The answer to an error no route answered: 503 with Retry-After for a store that is busy or
     unreachable for now (the write path's own waits are over by then), else 500 and the log."""
     if is_transient(error):
+        metrics.store_unavailable()
         log.warning("store busy or unreachable for %s %s (request %s): %s", method, path, request_id, error)
         answer = renderer_for(path)(RedlineError(STORE_BUSY, code="unavailable", status=503), request_id)
         answer.headers["Retry-After"] = str(STORE_RETRY_AFTER_SECONDS)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
+from redline import metrics
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity.service import Actor
@@ -33,6 +34,7 @@ def create_run(run: RunIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
         [stored] = ingest.record_runs(session, actor, [run])
         view = traces.get_run(session, actor, stored.id)
         body = run_to_dict(view)
+    metrics.runs_ingested(1)
     return JSONBody(body, status_code=201)
 
 
@@ -53,6 +55,7 @@ def _as_one_run() -> Iterator[None]:
 def create_runs(batch: RunBatchIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
         stored = ingest.record_runs(session, actor, batch.runs)
+    metrics.runs_ingested(len(stored))
     data = [
         {
             key: value

@@ -20,6 +20,7 @@ from fastapi import APIRouter, Header, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from redline import metrics
 from redline.db import Database, is_transient
 from redline.errors import Invalid, RedlineError, Unauthenticated
 from redline.identity import service as identity
@@ -138,6 +139,7 @@ async def _answered(request: Request, work: Callable[[_Call, bytes], Awaitable[R
         if not is_transient(error):
             raise
         log.warning("OTLP export answered 503: %s", error)
+        metrics.store_unavailable()
         return _refusal(answer, store_unavailable(), request)
 
 
@@ -209,6 +211,7 @@ def _keep(request: Request, call: _Call, body: bytes, project_header: str | None
             raise Invalid(refused)
         if call.due and call.actor.token_id is not None:
             identity.touch_token(session, call.actor.token_id)
+    metrics.spans_ingested(batch.span_count - len(received.rejected))
     message = (
         rejection_message(received.rejected, received.warnings)
         if received.rejected or received.warnings

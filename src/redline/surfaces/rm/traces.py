@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
+from redline import metrics
 from redline.annotations import service as annotation_service
 from redline.annotations.service import TraceCounts
 from redline.config import Settings
@@ -181,6 +182,7 @@ def import_traces(
     runs = _every_run(resolved, items)
     with db.write() as session:
         stored = ingest.record_runs(session, actor, runs, source_format=resolved)
+    metrics.runs_ingested(len(stored))
     return JSONBody(
         {"format": resolved, "imported": len(stored), "trace_ids": [str(run.id) for run in stored]}
     )
