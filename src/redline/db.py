@@ -490,12 +490,19 @@ def is_busy(error: BaseException) -> bool:
 
 
 def is_transient(error: BaseException) -> bool:
-    """Whether a store failure will likely pass: a lock wait exceeded (SQLite `database is locked`), a
-    serialization failure or deadlock, a lost connection, a pool that stayed full. What a caller is
-    asked to try again after, never a 500."""
-    if isinstance(error, OperationalError | PoolTimeout):
+    """Whether a store failure will likely pass: a lock wait exceeded (`is_busy`: SQLite's `database is
+    locked`, PostgreSQL's lock timeout, serialization failure or deadlock), a lost or refused connection,
+    a pool that stayed full. What a caller is asked to try again after, never a 500; anything else (a
+    missing table, a full disk) is a fault that says the same the next time."""
+    if isinstance(error, PoolTimeout) or is_busy(error):
         return True
-    return isinstance(error, DBAPIError) and error.connection_invalidated
+    if isinstance(error, DBAPIError) and error.connection_invalidated:
+        return True
+    if not isinstance(error, OperationalError) or hasattr(error.orig, "sqlite_errorcode"):
+        return False
+    # PostgreSQL: a connection that failed (no SQLSTATE, or class 08) or a server shutting down (57P0x).
+    state = getattr(error.orig, "sqlstate", None)
+    return state is None or str(state).startswith(("08", "57P"))
 
 
 class StillBusy(OperationalError):
