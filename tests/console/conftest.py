@@ -56,13 +56,18 @@ def sign_in(page: Page, server: LiveServer, token: str) -> None:
     page.wait_for_url("**/ui/traces**")
 
 
+# How long a page load may take (see `console`); a click that loads a page takes it as its timeout, since
+# Playwright's click waits for the navigation it starts within the click's own (action) timeout.
+NAVIGATION_MS = 30_000
+
+
 @pytest.fixture
 def console(browser: Browser, live_server: LiveServer, backend: str, tmp_path: Path) -> Iterator[Console]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(10_000)
     # A page load waits longer than an action: on a loaded 2-core CI machine one sign-in page once took
     # over 10 s to load while both test workers and their servers were busy.
-    context.set_default_navigation_timeout(30_000)
+    context.set_default_navigation_timeout(NAVIGATION_MS)
     page = context.new_page()
     # One folder per store: both run the same pages, and xdist may run them at the same time.
     shots = Path(os.environ.get("REDLINE_SCREENSHOTS") or tmp_path) / backend

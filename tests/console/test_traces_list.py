@@ -12,7 +12,7 @@ from redline.background import JOB_KINDS
 from redline.console.pages.traces import scored_words
 from redline.db import Database
 from redline.jobs.worker import JobWorker
-from tests.console.conftest import Console
+from tests.console.conftest import NAVIGATION_MS, Console
 from tests.samples import REFUND_STEPS, make_run
 
 REFUND_FIRST = [
@@ -180,25 +180,25 @@ def test_filters_narrow_the_list_and_stay_in_the_address(console: Console) -> No
     page = console.open("/ui/traces")
     filters = page.locator("form.trace-filters")
     filters.get_by_label("Comments").select_option("yes")
-    page.get_by_role("button", name="Filter").click()
+    page.get_by_role("button", name="Filter").click(timeout=NAVIGATION_MS)
     page.wait_for_url("**/ui/traces?**commented=yes**")
     assert _titles(page) == ["Ticket 1"]
     filters.get_by_label("Comments").select_option("no")
     filters.get_by_label("Agent").select_option("support-agent")
-    page.get_by_role("button", name="Filter").click()
+    page.get_by_role("button", name="Filter").click(timeout=NAVIGATION_MS)
     page.wait_for_url("**/ui/traces?**agent=support-agent**")
     assert _titles(page) == ["Ticket 2", "Ticket 0"]
     # Each step waits for its page: a form filled while the last navigation is still landing is lost with it.
-    page.get_by_role("link", name="Clear filters").click()
+    page.get_by_role("link", name="Clear filters").click(timeout=NAVIGATION_MS)
     page.wait_for_url("**/ui/traces")
     filters.get_by_label("Status").select_option("failed")
-    page.get_by_role("button", name="Filter").click()
+    page.get_by_role("button", name="Filter").click(timeout=NAVIGATION_MS)
     page.wait_for_url("**/ui/traces?**status=failed**")
     assert _titles(page) == ["Failed run"]
     filters.get_by_label("Status").select_option("")
     filters.get_by_label("From (UTC)").fill("2026-03-01")
     filters.get_by_label("To (UTC)").fill("2026-03-01")
-    page.get_by_role("button", name="Filter").click()
+    page.get_by_role("button", name="Filter").click(timeout=NAVIGATION_MS)
     page.wait_for_url("**since=2026-03-01&until=2026-03-01**")
     assert _titles(page) == ["Ticket 2", "Ticket 1", "Ticket 0"]
     page.goto(console.server.url + "/ui/traces?version=v9")
