@@ -1,11 +1,13 @@
-"""The shape every Redline ASGI middleware shares: it acts on HTTP requests and passes anything else
-(the lifespan messages) straight through."""
+"""What Redline's ASGI middleware share: acting on HTTP requests only (the lifespan messages pass
+straight through), and answering an error no handler answered without losing the connection."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class HttpMiddleware(ABC):
@@ -23,3 +25,31 @@ class HttpMiddleware(ABC):
     @abstractmethod
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer one HTTP request, through `self.app`."""
+
+
+async def answering_errors(
+    app: ASGIApp,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    answer: Callable[[Exception], Awaitable[Response]],
+) -> None:
+    """Run the app; an exception raised before any answer went out is answered with `answer(error)`
+    instead of raised, so the connection stays open: Starlette's outermost middleware raises again after
+    its own answer, and uvicorn closes a connection whose request raised (a pooled client's next request
+    on it then failed with a reset). One raised after the answer began is raised again: nothing truthful
+    can follow it on this connection."""
+    started = False
+
+    async def noting_start(message: Message) -> None:
+        nonlocal started
+        started = started or message["type"] == "http.response.start"
+        await send(message)
+
+    try:
+        await app(scope, receive, noting_start)
+    except Exception as error:
+        if started:
+            raise
+        response = await answer(error)
+        await response(scope, receive, send)

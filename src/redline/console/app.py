@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 
 from redline.config import Settings
-from redline.console.errors import install_console_errors
+from redline.console.errors import UnexpectedErrorPage, install_console_errors
 from redline.console.pages import (
     auth,
     correct,
@@ -47,5 +47,6 @@ def create_console(config: Settings) -> FastAPI:
         console.include_router(correcting.router)
     for setting in (human_reviews, members, tokens, indexed_metadata, retention):
         console.include_router(setting.router)
+    console.add_middleware(UnexpectedErrorPage)
     console.add_middleware(ServerTimingMiddleware)
     return console

@@ -15,9 +15,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.types import Receive, Scope, Send
 
+from redline.asgi import HttpMiddleware, answering_errors
 from redline.console.rendering import page, url_with
 from redline.console.session import NeedsSignIn, SignedIn, signed_in
+from redline.db import is_transient
 from redline.errors import RedlineError
 
 log = logging.getLogger("redline.console")
@@ -35,6 +38,9 @@ TITLES = {
 REFUSED = "The console can't do that"
 # Only an answer of 500 and above is the server's own failure.
 FAILED = "Something went wrong"
+# What a page says when the server failed, or the store stayed busy or unreachable (503).
+UNEXPECTED_PAGE = "Something went wrong on our side; the server's log has the details. Try again in a moment."
+STORE_BUSY_PAGE = "The store is busy or unreachable just now; nothing was changed. Try again in a moment."
 # What a 405 says: the address is a form's, which a browser reaches by opening it.
 NOT_OPENED = (
     "This address is where a form is sent; it is not a page to open. Go back to the page the form is on."
@@ -74,14 +80,16 @@ def _visitor(request: Request) -> SignedIn | None:
 
 
 async def _failure(
-    request: Request, status: int, message: str, code: str, details: object = None
+    request: Request, status: int, message: str, code: str, details: object = None, *, menu: bool = True
 ) -> Response:
+    """The error as a page (with the visitor's menu unless `menu` is off: finding the visitor needs the
+    store, which may be what failed), or as JSON to a script."""
     if wants_json(request):
         return JSONResponse({"message": message, "code": code, "details": details or {}}, status_code=status)
     return page(
         request,
         "error.html",
-        who=await run_in_threadpool(_visitor, request),
+        who=await run_in_threadpool(_visitor, request) if menu else None,
         title=title_of(status, request.method),
         status_code=status,
         message=message,
@@ -119,3 +127,21 @@ def install_console_errors(console: FastAPI) -> None:
         message = {404: "There is no such page.", 405: NOT_OPENED}.get(error.status_code, str(error.detail))
         code = "not-found" if error.status_code == 404 else "http"
         return await _failure(request, error.status_code, message, code)
+
+
+class UnexpectedErrorPage(HttpMiddleware):
+    """An error no handler answered, as the console's own error page (or its JSON for the page's
+    scripts): 503 for a store that stayed busy or unreachable, else 500 and the log. The connection stays
+    open (`asgi.answering_errors`)."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def answer(error: Exception) -> Response:
+            request = Request(scope, receive)
+            where = f"{request.method} {request.url.path}"
+            if is_transient(error):
+                log.warning("store busy or unreachable for %s: %s", where, error)
+                return await _failure(request, 503, STORE_BUSY_PAGE, "unavailable", menu=False)
+            log.exception("unexpected error on %s", where, exc_info=error)
+            return await _failure(request, 500, UNEXPECTED_PAGE, "internal", menu=False)
+
+        await answering_errors(self.app, scope, receive, send, answer)

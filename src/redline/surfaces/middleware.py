@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from redline import metrics
-from redline.asgi import HttpMiddleware
+from redline.asgi import HttpMiddleware, answering_errors
 from redline.db import is_transient
 from redline.errors import RedlineError, TooLarge
 from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AFTER_SECONDS, log, renderer_for
@@ -18,12 +18,8 @@ from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AF
 
 class RequestIdMiddleware(HttpMiddleware):
     """Gives each request an id (or keeps the caller's X-Request-Id) that errors and logs carry, and
-    answers an unexpected error in the surface's own shape with that id.
-
-    The unexpected error is answered here, not by an app-wide exception handler: Starlette's outermost
-    middleware sends the handler's answer and then raises again, and uvicorn closes a connection whose
-    request raised, so a client's next request on that pooled connection failed with a reset.
-    """
+    answers an unexpected error in the surface's own shape with that id, here rather than in an
+    app-wide exception handler, so the connection stays open (`asgi.answering_errors`)."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", ()))
@@ -31,23 +27,17 @@ class RequestIdMiddleware(HttpMiddleware):
         request_id = given if 0 < len(given) <= 100 else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
 
-        started = False
-
         async def send_with_id(message: Message) -> None:
-            nonlocal started
             if message["type"] == "http.response.start":
-                started = True
                 names = {name.lower() for name, _ in message.get("headers", ())}
                 if b"x-request-id" not in names:
                     message["headers"] = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
             await send(message)
 
-        try:
-            await self.app(scope, receive, send_with_id)
-        except Exception as error:
-            if started:
-                raise  # part of an answer is out: nothing truthful can follow it on this connection
-            await _unexpected(error, request_id, scope["path"], scope["method"])(scope, receive, send_with_id)
+        async def answer(error: Exception) -> Response:
+            return _unexpected(error, request_id, scope["path"], scope["method"])
+
+        await answering_errors(self.app, scope, receive, send_with_id, answer)
 
 
 def _unexpected(error: Exception, request_id: str, path: str, method: str) -> Response:
