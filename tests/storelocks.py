@@ -36,10 +36,12 @@ def store_locked(database_url: str, backend: str, tables: str) -> Iterator[None]
             holder.close()
         return
     engine = make_engine(database_url)
-    with engine.connect() as connection:
-        connection.exec_driver_sql(f"LOCK TABLE {tables} IN EXCLUSIVE MODE")
-        try:
-            yield
-        finally:
-            connection.rollback()
-    engine.dispose()
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql(f"LOCK TABLE {tables} IN EXCLUSIVE MODE")
+            try:
+                yield
+            finally:
+                connection.rollback()
+    finally:
+        engine.dispose()  # also when the block raised: an engine left to the collector leaks its connection

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from httpx2 import Response
 from markupsafe import escape
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 from starlette.testclient import TestClient
 
 from redline.client import Client
@@ -59,6 +59,9 @@ def sign_in(page: Page, server: LiveServer, token: str) -> None:
 # How long a page load may take (see `console`); a click that loads a page takes it as its timeout, since
 # Playwright's click waits for the navigation it starts within the click's own (action) timeout.
 NAVIGATION_MS = 30_000
+# How long an `expect` waits for the page to show what it should: as long as an action, not Playwright's
+# 5 s (a count a script updates after a save once took longer on a loaded CI machine).
+expect.set_options(timeout=10_000)
 
 
 @pytest.fixture
