@@ -158,8 +158,9 @@ def test_serve_with_workers_shares_one_port_and_every_write_lands(database_url: 
 
 
 def _workers_up(process: subprocess.Popen[str], count: int) -> None:
-    # A worker just forked shows the parent's command line until it has started its interpreter.
-    deadline = time.monotonic() + 30
+    # A worker just forked shows the parent's command line until it has started its interpreter; on a
+    # loaded 2-core CI machine (both test workers busy) two workers once took over 30 s to show.
+    deadline = time.monotonic() + 90
     while _spawned_workers(process) < count and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _spawned_workers(process) == count
