@@ -44,6 +44,11 @@ class Copied:
     seconds: float
 
 
+def _read_only(path: Path) -> str:
+    """The URI that opens a file read-only, whatever characters its name holds (`?`, `#`, `%`)."""
+    return f"{path.resolve().as_uri()}?mode=ro"
+
+
 def back_up(store: Path, target: Path, *, on_start: Callable[[int], None] | None = None) -> Copied:
     """A consistent copy of the store at `target` (replaced if it exists), taken while servers run.
     `on_start(size)` hears the store's size before the copy begins."""
@@ -77,7 +82,7 @@ def restore(backup: Path, store: Path) -> Copied:
             mode = "wal"  # "database is locked": another connection holds it
         if str(mode).lower() == "wal":
             raise Conflict(IN_USE)
-        with closing(sqlite3.connect(f"file:{backup}?mode=ro", uri=True)) as source:
+        with closing(sqlite3.connect(_read_only(backup), uri=True)) as source:
             source.backup(target)
         target.execute("PRAGMA journal_mode = WAL")
     return Copied(store.stat().st_size, time.monotonic() - started)
@@ -88,11 +93,11 @@ def _check_backup(backup: Path) -> None:
     if not backup.is_file():
         raise Invalid(f"{backup}: no such file.")
     try:
-        with closing(sqlite3.connect(f"file:{backup}?mode=ro", uri=True)) as source:
+        with closing(sqlite3.connect(_read_only(backup), uri=True)) as source:
             _check_whole(source, backup)
     except sqlite3.DatabaseError as error:
         raise Invalid(f"{backup} is not a SQLite store: {error}.") from None
-    engine = create_engine(f"sqlite:///file:{backup}?mode=ro&uri=true")
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(_read_only(backup), uri=True))
     try:
         with engine.connect() as connection:
             state = schema_state(connection)

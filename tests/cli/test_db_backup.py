@@ -54,7 +54,7 @@ PG_WAYS = {
 def test_a_backup_restores_the_store_as_it_was(
     store_url: str, db: Database, backend: str, tmp_path: Path
 ) -> None:
-    backup = tmp_path / "backup.db"
+    backup = tmp_path / "backup #1 of 50% ?.db"  # a name a URI would misread, as a user may choose
     if backend == "postgresql":
         for command, sentence in PG_WAYS.items():
             done = _redline(

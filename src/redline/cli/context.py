@@ -104,9 +104,7 @@ class CliContext:
         A SQLite file is looked for before connecting, as connecting would make it.
         """
         url = self.settings().database_url
-        parsed = make_url(url)
-        in_a_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
-        path = Path(str(parsed.database)).resolve() if in_a_file else None
+        path = sqlite_file(url)
         if path is not None and not path.exists():
             raise _no_store(url, f"the file {path} does not exist")
         db = self.database()
@@ -184,6 +182,14 @@ def tune_gc_for_bulk_work() -> None:
     gc.freeze()
     _, middle, old = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite store's URL, as an absolute path; None for PostgreSQL or an in-memory store."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(str(parsed.database)).resolve()
 
 
 def shown_url(url: str) -> str:

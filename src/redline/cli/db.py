@@ -10,7 +10,7 @@ import click
 from sqlalchemy.engine import make_url
 
 from redline import backups, migrate
-from redline.cli.context import CliContext, fail, pass_context, shown_url
+from redline.cli.context import CliContext, fail, pass_context, shown_url, sqlite_file
 from redline.db import make_engine, vacuum_file
 from redline.errors import RedlineError
 from redline.stats import rebuild
@@ -135,9 +135,9 @@ def restore(context: CliContext, file: Path, yes: bool) -> None:
 def _sqlite_file(context: CliContext, doing: str, postgres_way: str) -> Path:
     """The store's file, or a one-line error saying how PostgreSQL's own tools do it."""
     url = context.settings().database_url
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
-        raise click.ClickException(f"To {doing} a PostgreSQL store, use its own tool: {postgres_way}.")
-    if parsed.database in (None, "", ":memory:"):
+    path = sqlite_file(url)
+    if path is not None:
+        return path
+    if make_url(url).get_backend_name() == "sqlite":
         raise click.ClickException(f"An in-memory store has nothing to {doing}.")
-    return Path(str(parsed.database)).resolve()
+    raise click.ClickException(f"To {doing} a PostgreSQL store, use its own tool: {postgres_way}.")

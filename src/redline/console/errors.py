@@ -20,7 +20,6 @@ from starlette.types import Receive, Scope, Send
 from redline.asgi import HttpMiddleware, answering_errors
 from redline.console.rendering import page, url_with
 from redline.console.session import NeedsSignIn, SignedIn, signed_in
-from redline.db import is_transient
 from redline.errors import RedlineError
 
 log = logging.getLogger("redline.console")
@@ -135,13 +134,11 @@ class UnexpectedErrorPage(HttpMiddleware):
     open (`asgi.answering_errors`)."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def answer(error: Exception) -> Response:
+        async def answer(busy: bool) -> Response:
             request = Request(scope, receive)
-            where = f"{request.method} {request.url.path}"
-            if is_transient(error):
-                log.warning("store busy or unreachable for %s: %s", where, error)
+            if busy:
                 return await _failure(request, 503, STORE_BUSY_PAGE, "unavailable", menu=False)
-            log.exception("unexpected error on %s", where, exc_info=error)
             return await _failure(request, 500, UNEXPECTED_PAGE, "internal", menu=False)
 
-        await answering_errors(self.app, scope, receive, send, answer)
+        where = f"{scope['method']} {scope['path']}"
+        await answering_errors(self.app, scope, receive, send, answer, log=log, where=where)

@@ -35,7 +35,7 @@ def serve_metrics(request: Request) -> Response:
 
 
 class MetricsMiddleware(HttpMiddleware):
-    """Counts each answered request by method, route (its template, `/v1/runs/{run_id}`) and status, with
+    """Counts each answered request by method, route (its template, `/v1/runs/{runId}`) and status, with
     the time it took."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:

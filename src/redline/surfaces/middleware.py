@@ -9,9 +9,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from redline import metrics
 from redline.asgi import HttpMiddleware, answering_errors
-from redline.db import is_transient
 from redline.errors import RedlineError, TooLarge
 from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AFTER_SECONDS, log, renderer_for
 
@@ -34,23 +32,22 @@ class RequestIdMiddleware(HttpMiddleware):
                     message["headers"] = [*message.get("headers", ()), (b"x-request-id", request_id.encode())]
             await send(message)
 
-        async def answer(error: Exception) -> Response:
-            return _unexpected(error, request_id, scope["path"], scope["method"])
+        async def answer(busy: bool) -> Response:
+            return _unexpected(busy, request_id, scope["path"])
 
-        await answering_errors(self.app, scope, receive, send_with_id, answer)
+        where = f"{scope['method']} {scope['path']} (request {request_id})"
+        await answering_errors(self.app, scope, receive, send_with_id, answer, log=log, where=where)
 
 
-def _unexpected(error: Exception, request_id: str, path: str, method: str) -> Response:
-    """The answer to an error no route answered: 503 with Retry-After for a store that is busy or
-    unreachable for now (the write path's own waits are over by then), else 500 and the log."""
-    if is_transient(error):
-        metrics.store_unavailable()
-        log.warning("store busy or unreachable for %s %s (request %s): %s", method, path, request_id, error)
-        answer = renderer_for(path)(RedlineError(STORE_BUSY, code="unavailable", status=503), request_id)
-        answer.headers["Retry-After"] = str(STORE_RETRY_AFTER_SECONDS)
-        return answer
-    log.exception("unexpected error handling %s %s (request %s)", method, path, request_id, exc_info=error)
-    return renderer_for(path)(RedlineError(INTERNAL_MESSAGE), request_id)
+def _unexpected(busy: bool, request_id: str, path: str) -> Response:
+    """The answer to an error no route answered, in the surface's shape: 503 with Retry-After for a store
+    that is busy or unreachable for now (the write path's own waits are over by then), else 500."""
+    render = renderer_for(path)
+    if not busy:
+        return render(RedlineError(INTERNAL_MESSAGE), request_id)
+    answer = render(RedlineError(STORE_BUSY, code="unavailable", status=503), request_id)
+    answer.headers["Retry-After"] = str(STORE_RETRY_AFTER_SECONDS)
+    return answer
 
 
 class BodyLimitMiddleware:

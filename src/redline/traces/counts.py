@@ -149,7 +149,7 @@ def _add_said(session: Session, changes: Mapping[Any, Said], *, as_text: bool) -
 def _add_said_statement(counts: tuple[str, ...], as_text: bool) -> Update:
     """The UPDATE that adds these of Said's fields to a run's counts, the run named by its id (in the
     driver's form when `as_text`)."""
-    run_id = StoredIds(as_text=True).column(_TRACES.c.id) if as_text else _TRACES.c.id
+    run_id = StoredIds(as_text).column(_TRACES.c.id)
     return (
         update(_TRACES)
         .where(run_id == bindparam("b_id"))
