@@ -34,7 +34,7 @@ from typing import Any
 from sqlalchemy import select
 
 from _server import fresh_store, store_kinds
-from redline import migrate
+from redline.adapters.llm import OpenAICompatibleChat
 from redline.annotations.models import Annotation
 from redline.db import Database, make_engine
 from redline.identity import service as identity
@@ -42,7 +42,7 @@ from redline.ingest import runs as ingest
 from redline.learning import assessments
 from redline.learning import service as learning
 from redline.learning.models import FeedbackAssessment
-from redline.llm import OpenAICompatibleChat
+from redline.migrations import commands as migrate
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
 

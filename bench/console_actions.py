@@ -36,7 +36,6 @@ from starlette.testclient import TestClient
 
 from _report import Figure, exit_status, print_figures, requests_figure
 from _server import DEFAULT_POSTGRES_URL, fresh_store, store_kinds
-from redline import migrate
 from redline.app import create_app
 from redline.cli.context import tune_gc_for_bulk_work
 from redline.config import Settings
@@ -47,9 +46,10 @@ from redline.db import Database, make_engine, utcnow
 from redline.identity import service as identity
 from redline.identity.models import Principal
 from redline.ingest import runs as ingest
-from redline.queues import service as queues
+from redline.migrations import commands as migrate
+from redline.queues.annotation import service as queues
+from redline.queues.annotation.schemas import QueueIn
 from redline.queues.models import QueueItem
-from redline.queues.schemas import QueueIn
 from redline.traces.schemas import RunIn
 
 BENCH_DATABASE = "redline_bench_console_actions"

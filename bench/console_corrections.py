@@ -33,7 +33,7 @@ from _report import Figure, exit_status, print_figures, requests_figure
 from _server import DEFAULT_POSTGRES_URL, fresh_store, store_kinds
 from console import server_ms
 from queues import ADMIN_TOKEN, BATCH, Bench, _groups, _make_rules, _record, _run, seed_corrections
-from redline.queues import expertrules
+from redline.queues.expert import rules as expert_rules
 
 BENCH_DATABASE = "redline_bench_console_corrections"
 TARGET_PAGE_MS = 300.0
@@ -41,7 +41,7 @@ TARGET_PAGE_MS = 300.0
 
 def _everything_rule(bench: Bench) -> uuid.UUID:
     with bench.db.write() as session:
-        made = expertrules.create_rule(
+        made = expert_rules.create_rule(
             session, bench.actor(session), bench.project_id, {"name": "Everything", "when": {}, "sample": 1}
         )
     return made.rule.rule_id

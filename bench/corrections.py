@@ -60,8 +60,8 @@ from _server import (
 )
 from ingest import batch_bodies, make_runs, post_batches
 from redline.corrections import tallies
-from redline.corrections.export import CSV_COLUMNS
 from redline.corrections.models import Correction, CorrectionTally
+from redline.corrections.wire import CSV_COLUMNS
 from redline.db import Database, bulk_insert, make_engine
 from redline.identity import service as identity
 from redline.identity.models import Principal, Project

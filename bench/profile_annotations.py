@@ -58,9 +58,9 @@ from redline.identity import service as identity
 from redline.jsonio import dumps
 from redline.learning import pairs as pairs_module
 from redline.learning import service as learning_service
-from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.wire import annotation_dict
+from redline.web.addresses import path_id
 
 T = TypeVar("T")
 PARTS = ("creates", "export", "pairs")

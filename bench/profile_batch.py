@@ -39,12 +39,12 @@ from sqlalchemy import event
 
 from _server import BENCH_TOKEN
 from ingest import batch_bodies, make_runs
-from redline import migrate
 from redline.app import create_app
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity
 from redline.ingest import runs as arrival
+from redline.migrations import commands as migrate
 from redline.surfaces.responses import JSONBody
 from redline.traces import service as traces
 from redline.traces.schemas import RunBatchIn

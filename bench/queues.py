@@ -4,12 +4,12 @@ and a rule's results and the Trends page over 1,000,000 corrections.
 For each store (--store sqlite|postgresql|both) this makes a fresh, migrated store and, in this process
 (the figures are the services' and the app's, not a network's):
 
-1. makes 50 expert-queue rules on one project through the rule service (`queues/expertrules.py`): on
+1. makes 50 expert-queue rules on one project through the rule service (`queues/expert_rules.py`): on
    one agent or the other or both, some on versions or `pinned`, samples from 1% to 20%, ten with a
    `maxOpen`, ten wanting a corrector group;
 2. records --runs completed runs (100,000 by default, two steps each) through the ingest service in
    batches of 1,000, as POST /v1/runs/batch does, timing the queue-rule engine inside each batch
-   (`autoqueue.queue_runs`, wrapped with a clock): the per-run cost of a batch;
+   (`arrivals.queue_runs`, wrapped with a clock): the per-run cost of a batch;
 3. records --single runs one per transaction, as POST /v1/runs does: the engine's cost per run, p50/p99;
 4. catches a new rule up on the project's last 1,000 runs (`queue-recent`), --repeat times on new rules;
 5. seeds --corrections corrections (1,000,000) on the queued runs straight into the table with
@@ -40,7 +40,6 @@ from starlette.testclient import TestClient
 
 from _report import Figure, exit_status, latency_ms, print_figures, requests_figure
 from _server import DEFAULT_POSTGRES_URL, fresh_store, store_kinds
-from redline import migrate
 from redline.app import create_app
 from redline.cli.context import tune_gc_for_bulk_work
 from redline.config import Settings
@@ -51,7 +50,9 @@ from redline.groups.models import CorrectorGroup
 from redline.identity import service as identity
 from redline.identity.models import Principal
 from redline.ingest import runs as ingest
-from redline.queues import autoqueue, expertrules
+from redline.migrations import commands as migrate
+from redline.queues import arrivals
+from redline.queues.expert import rules as expert_rules
 from redline.queues.models import ExpertItem
 from redline.stats import rebuild
 from redline.traces.models import Agent
@@ -168,7 +169,7 @@ def _make_rules(bench: Bench, count: int, groups: Sequence[uuid.UUID]) -> list[u
         agent_ids = [str(a) for a in session.scalars(select(Agent.id).order_by(Agent.name))]
         actor = bench.actor(session)
         return [
-            expertrules.create_rule(
+            expert_rules.create_rule(
                 session, actor, bench.project_id, _rule_fields(number, agent_ids, groups)
             ).rule.rule_id
             for number in range(count)
@@ -182,7 +183,7 @@ def _make_rules(bench: Bench, count: int, groups: Sequence[uuid.UUID]) -> list[u
 def engine_clock() -> Iterator[list[float]]:
     """Seconds spent in the queue-rule engine, one entry per call, while the block runs."""
     spent: list[float] = []
-    original: Callable[..., int] = autoqueue.queue_runs
+    original: Callable[..., int] = arrivals.queue_runs
 
     def timed(session: Session, *args: Any, **kwargs: Any) -> int:
         # What ingest wrote through the session so far is its own work, not the engine's.
@@ -193,11 +194,11 @@ def engine_clock() -> Iterator[list[float]]:
         finally:
             spent.append(time.perf_counter() - started)
 
-    autoqueue.queue_runs = timed
+    arrivals.queue_runs = timed
     try:
         yield spent
     finally:
-        autoqueue.queue_runs = original
+        arrivals.queue_runs = original
 
 
 def _per_run_figure(store: str, measure: str, per_run: list[float], seconds: float, note: str) -> Figure:
@@ -246,10 +247,10 @@ def measure_queue_recent(bench: Bench, store: str, repeat: int) -> Figure:
         with bench.db.write() as session:
             actor = bench.actor(session)
             fields = {"name": f"catch-up {number}", "when": {}, "sample": 0.5}
-            rule_id = expertrules.create_rule(session, actor, bench.project_id, fields).rule.rule_id
+            rule_id = expert_rules.create_rule(session, actor, bench.project_id, fields).rule.rule_id
         begun = time.perf_counter()
         with bench.db.write() as session:
-            expertrules.queue_recent(
+            expert_rules.queue_recent(
                 session, bench.actor(session), bench.project_id, rule_id, last=1000, since=None
             )
         latencies.append(time.perf_counter() - begun)

@@ -66,7 +66,7 @@ from _server import (
 from ingest import batch_bodies
 from redline.db import Database, bulk_insert, make_engine
 from redline.identity.models import Principal
-from redline.queues.items import recount
+from redline.queues.annotation.items import recount
 from redline.queues.models import QueueItem
 from redline.traces.models import Trace
 

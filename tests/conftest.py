@@ -21,13 +21,13 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 from starlette.testclient import TestClient
 
-from redline import migrate
 from redline.app import create_app
 from redline.background import JOB_KINDS
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity
 from redline.jobs.worker import JobKind, JobWorker
+from redline.migrations import commands as migrate
 from tests import pgserver
 from tests.browser import browser, playwright
 from tests.samples import make_run

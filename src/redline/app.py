@@ -10,10 +10,11 @@ from fastapi import Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi_offline import FastAPIOffline
 
-from redline import __version__, metrics
+from redline import __version__
 from redline.config import Settings
 from redline.console import create_console
 from redline.db import Database, make_engine
+from redline.db.wal_checkpoints import checkpoint_in_background
 from redline.identity import service as identity_service
 from redline.surfaces import metrics as metrics_surface
 from redline.surfaces.corrections import (
@@ -46,7 +47,7 @@ from redline.surfaces.reviews import traces as reviews_traces
 from redline.surfaces.rm import annotations as rm_annotations
 from redline.surfaces.rm import reward_models as rm_reward_models
 from redline.surfaces.rm import traces as rm_traces
-from redline.walcheckpoints import checkpoint_in_background
+from redline.web import metrics
 
 # Where /docs loads its script, style and icon from.
 DOCS_ASSETS_PATH = "/docs-assets"

@@ -1,12 +1,13 @@
 """The background work this Redline does, and the job worker that does it: one list of job kinds,
 shared by `redline serve` (a worker on a thread beside the app) and `redline worker` (one alone).
 
-Training is handed the LLM the settings name (`redline.llm`), if any: the learning services define
+Training is handed the LLM the settings name (`redline.adapters.llm`), if any: the learning services define
 what they need of one and never speak HTTP themselves.
 """
 
 from __future__ import annotations
 
+from redline.adapters.llm import chat_model
 from redline.config import Settings
 from redline.db import Database
 from redline.ingest.retention import RETENTION_PASS
@@ -14,7 +15,6 @@ from redline.ingest.settling import DERIVING, SETTLING
 from redline.jobs.worker import JobKind, JobWorker
 from redline.learning.autoscore import SCORING
 from redline.learning.training import TRAINING, training_job
-from redline.llm import chat_model
 from redline.traces.metadata_backfill import BACKFILLING_JOB
 
 # The kinds with no LLM configured: feedback-derived alternatives skipped.

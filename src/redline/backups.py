@@ -28,7 +28,7 @@ from pathlib import Path
 from sqlalchemy import create_engine
 
 from redline.errors import Conflict, Invalid
-from redline.migrate import schema_state
+from redline.migrations.commands import schema_state
 
 IN_USE = (
     "The store is in use: a Redline process (redline serve, redline worker or another command) has it "

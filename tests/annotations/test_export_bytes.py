@@ -1,6 +1,6 @@
 """The export's bytes are exactly what the reference makes of each annotation (`str(uuid)`,
 `datetime.isoformat()`, orjson) on both stores, whatever the text: SQLite renders its lines itself
-(`json_object`) and both stores format ids and times in SQL (`redline.wiretext`)."""
+(`json_object`) and both stores format ids and times in SQL (`redline.db.wire_text`)."""
 
 from __future__ import annotations
 

@@ -19,13 +19,14 @@ from click.testing import CliRunner, Result
 from redline.audit import service as audit
 from redline.cli.main import cli
 from redline.corrections import service as corrections
-from redline.corrections.export import CSV_COLUMNS, correction_dict
 from redline.corrections.schemas import CorrectionIn
+from redline.corrections.wire import CSV_COLUMNS, correction_dict
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.ingest import runs as ingest
+from redline.queues.expert import correcting
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -63,7 +64,7 @@ def _store(db: Database) -> Store:
     ids = []
     for run, body in bodies:
         with db.write() as session:
-            made = corrections.create(
+            made = correcting.create(
                 session, admin, CorrectionIn.model_validate({"runId": str(stored[run].id), **body})
             )
             ids.append(str(made.id))
@@ -267,7 +268,7 @@ def test_projects_set_sorts_end_users_corrections(database_url: str, db: Databas
     on = ok(database_url, "projects", "set", "default", "--sort-end-user-corrections")
     assert on.stdout == "default sorts its end users' corrections on save.\n"
     with db.write() as session:
-        made = corrections.create(
+        made = correcting.create(
             session,
             store.admin,
             CorrectionIn.model_validate(
@@ -296,7 +297,7 @@ def test_list_pages_past_the_services_limit_and_names_each_subject(database_url:
             ],
         )
         for run in stored:
-            corrections.create(
+            correcting.create(
                 session,
                 store.admin,
                 CorrectionIn.model_validate(
@@ -309,7 +310,7 @@ def test_list_pages_past_the_services_limit_and_names_each_subject(database_url:
                 ),
             )
         for i in range(200):
-            corrections.create(
+            correcting.create(
                 session,
                 store.admin,
                 CorrectionIn.model_validate(

@@ -13,14 +13,14 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from redline.cli.main import cli
-from redline.corrections import service as corrections
 from redline.corrections.schemas import CorrectionIn
 from redline.db import Database
 from redline.groups import service as groups
 from redline.groups.schemas import GroupIn
 from redline.identity.service import Actor
 from redline.ingest import runs as ingest
-from redline.queues.rules import sampled
+from redline.queues.expert import correcting
+from redline.queues.matching import sampled
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -43,7 +43,7 @@ class Store:
 
     def correct(self, run_id: str) -> None:
         with self.db.write() as session:
-            corrections.create(
+            correcting.create(
                 session, self.admin, CorrectionIn.model_validate({"runId": run_id, "answer": "right"})
             )
 

@@ -15,7 +15,7 @@ from redline.groups import service as groups
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.ingest import runs as ingest
-from redline.queues import expertrules
+from redline.queues.expert import rules as expert_rules
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -174,7 +174,7 @@ def test_remove_names_the_rules_that_want_it(db: Database, database_url: str, ad
     with db.write() as session:
         project = identity.find_project(session, admin, "default").id
         for name in ("Support sample", "Echo half"):
-            expertrules.create_rule(
+            expert_rules.create_rule(
                 session, admin, project, {"name": name, "corrector_group_id": uuid.UUID(expert)}
             )
     shown = ok(database_url, "corrector-groups", "get", expert).output

@@ -18,9 +18,9 @@ from redline.datasets.wire import datapoint_dict
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.ingest import runs as ingest
-from redline.queues import service as queues
-from redline.queues.reviewing import save_review
-from redline.queues.schemas import ReviewValue
+from redline.queues.annotation import service as queues
+from redline.queues.annotation.reviewing import save_review
+from redline.queues.annotation.schemas import ReviewValue
 from redline.reviews import service as reviews
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import inspect, text
 
-from redline import migrate
 from redline.cli.main import cli
 from redline.db import make_engine
+from redline.migrations import commands as migrate
 from tests.cli.test_serve import serving
 from tests.conftest import _postgres_url, postgres_database
 

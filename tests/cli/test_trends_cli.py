@@ -9,12 +9,12 @@ import uuid
 from click.testing import CliRunner, Result
 
 from redline.cli.main import cli
-from redline.corrections import service as corrections
 from redline.corrections.schemas import CorrectionIn
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.ingest import runs as ingest
-from redline.queues import expertrules
+from redline.queues.expert import correcting
+from redline.queues.expert import rules as expert_rules
 from redline.traces.schemas import RunIn
 from tests.conftest import bootstrap_admin
 from tests.samples import make_run
@@ -34,7 +34,7 @@ def _corrected(db: Database, admin: Actor, project: str, version: str, right: in
             verdict = (
                 {"answer": "right"} if index < right else {"answer": "wrong", "why": "Not what was asked."}
             )
-            corrections.create(session, admin, CorrectionIn.model_validate({"runId": str(run.id), **verdict}))
+            correcting.create(session, admin, CorrectionIn.model_validate({"runId": str(run.id), **verdict}))
 
 
 def _store(db: Database) -> tuple[Actor, uuid.UUID]:
@@ -45,10 +45,10 @@ def _store(db: Database) -> tuple[Actor, uuid.UUID]:
 def test_trends_say_each_rules_sentences(db: Database, database_url: str) -> None:
     admin, project = _store(db)
     with db.write() as session:
-        rule = expertrules.create_rule(session, admin, project, {"name": "Trend check"}).rule.rule_id
+        rule = expert_rules.create_rule(session, admin, project, {"name": "Trend check"}).rule.rule_id
     _corrected(db, admin, str(project), "1.0.0", 3, 9)
     with db.write() as session:
-        expertrules.update_rule(session, admin, project, rule, {"sample": 0.9999})
+        expert_rules.update_rule(session, admin, project, rule, {"sample": 0.9999})
     _corrected(db, admin, str(project), "1.0.0", 10, 0)
     _corrected(db, admin, str(project), "1.1.0", 1, 1)
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from redline.client import AuthError, Client, ConflictError, InvalidRequestError, NotFoundError
-from redline.queues.rules import sampled
+from redline.queues.matching import sampled
 from tests.client.test_client import new_caller
 from tests.liveserver import LiveServer
 from tests.samples import make_run

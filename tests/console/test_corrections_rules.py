@@ -27,8 +27,8 @@ from redline.console.rule_words import (
 )
 from redline.identity.models import Principal
 from redline.identity.service import Actor
-from redline.queues import expertrules
-from redline.queues.expertrules import Preview
+from redline.queues.expert import rules as expert_rules
+from redline.queues.expert.rules import Preview
 from tests.conftest import Harness
 from tests.console.conftest import Console, console_client, role_token, shown
 from tests.console.corrections_seed import BOT_AGENT, ECHO, agent_id, group, run, seed_queue
@@ -341,14 +341,14 @@ def test_the_rules_list_pages_through_each_order(harness: Harness, sort: str, de
         actor = Actor.of(session.get_one(Principal, uuid.UUID(harness.admin_id)))
         project = uuid.UUID(harness.project_id)
         while True:
-            page = expertrules.list_rules(
+            page = expert_rules.list_rules(
                 session, actor, project, limit=2, cursor=cursor, sort=sort, descending=descending
             )
             listed += [view.rule.name for view in page.items]
             if page.next_cursor is None:
                 break
             cursor = page.next_cursor
-        searched = expertrules.list_rules(session, actor, project, limit=10, search="D", sort=sort)
+        searched = expert_rules.list_rules(session, actor, project, limit=10, search="D", sort=sort)
     assert listed == (expected[::-1] if descending else expected)
     assert [view.rule.name for view in searched.items] == ["D"]
 

@@ -10,8 +10,7 @@ from playwright.sync_api import expect
 from sqlalchemy import update
 
 from redline.db import Database
-from redline.queues.models import ExpertItemRule
-from redline.stats.models import RuleResultTally
+from redline.queues.models import ExpertItemRule, RuleResultTally
 from tests.console.conftest import Console
 from tests.samples import make_run
 

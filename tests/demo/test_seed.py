@@ -23,8 +23,8 @@ from redline.identity import service as identity
 from redline.jobs.worker import JobWorker
 from redline.learning import autoscore, scoring, training
 from redline.learning import service as learning
-from redline.queues import expertrules
-from redline.queues import service as queues
+from redline.queues.annotation import service as queues
+from redline.queues.expert import rules as expert_rules
 from redline.reviews import service as review_keys
 from redline.reviews.schemas import ReviewKeyIn
 from redline.stats import trends as trend_service
@@ -91,7 +91,7 @@ def test_the_demo_makes_what_it_says(db: Database) -> None:
         assert len({correction.made_by_id for correction in made}) == 6
         assert len({correction.corrector_group_id for correction in made}) == 2
 
-        [rule] = expertrules.list_rules(session, actor, project, limit=10).items
+        [rule] = expert_rules.list_rules(session, actor, project, limit=10).items
         assert (rule.rule.name, rule.open_items) == ("Support runs", 65)
         [v1, v2] = rule_results(session, actor, project, rule.rule.rule_id).groups
         assert [(g.agent_version, g.added, g.open, g.corrected, g.dismissed) for g in (v1, v2)] == [

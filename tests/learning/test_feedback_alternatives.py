@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import func, select, update
 from starlette.testclient import TestClient
 
+from redline.adapters.llm import OpenAICompatibleChat, chat_model
 from redline.app import create_app
 from redline.background import JOB_KINDS, job_kinds
 from redline.cli import serving
@@ -31,7 +32,6 @@ from redline.jobs.worker import JobWorker
 from redline.learning.assessments import NOT_CONFIGURED
 from redline.learning.chat import ChatRefused, ChatUnavailable
 from redline.learning.models import FeedbackAssessment
-from redline.llm import OpenAICompatibleChat, chat_model
 from tests.conftest import Harness, bootstrap_admin, run_waiting_jobs
 from tests.liveserver import LiveServer, live_server
 from tests.llmserver import Recorded, ScriptedLLM, Status, scripted_llm

@@ -11,9 +11,9 @@ from redline.db import Database
 from redline.errors import Invalid
 from redline.identity import service as identity
 from redline.ingest import runs as ingest
-from redline.queues import service as queues
+from redline.queues.annotation import service as queues
+from redline.queues.annotation.schemas import QueueIn
 from redline.queues.models import Queue
-from redline.queues.schemas import QueueIn
 from redline.traces.selection import Added
 from tests.conftest import bootstrap_admin
 from tests.learning.test_reward_model_service import _runs

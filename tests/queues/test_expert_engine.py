@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete, select
 
-from redline import migrate
 from redline.cli.main import cli
 from redline.corrections.models import Correction
 from redline.db import make_engine, utcnow
@@ -23,11 +22,12 @@ from redline.errors import Conflict
 from redline.groups.models import CorrectorGroup
 from redline.identity.models import Principal, Project
 from redline.identity.service import Actor
-from redline.queues import expert
-from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule
-from redline.queues.rules import sampled
-from redline.stats import rebuild, tallies
-from redline.stats.models import RuleResultTally
+from redline.migrations import commands as migrate
+from redline.queues import tallies
+from redline.queues.expert import engine as expert
+from redline.queues.matching import sampled
+from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule, RuleResultTally
+from redline.stats import rebuild
 from tests.concurrency import run_at_once
 from tests.conftest import Harness
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redline.errors import Invalid
-from redline.queues.rules import (
+from redline.queues.matching import (
     RunFacts,
     check_metadata_filters,
     check_when,

@@ -9,10 +9,10 @@ from typing import cast
 import pytest
 from sqlalchemy import Table, insert, inspect, select, text
 
-from redline import migrate
 from redline.db import Database, UTCDateTime, bulk_insert, make_engine
 from redline.identity import service as identity
 from redline.ingest import runs as ingest
+from redline.migrations import commands as migrate
 from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn

@@ -27,15 +27,16 @@ from redline.annotations.models import Annotation
 from redline.app import create_app
 from redline.audit.models import AuditEvent
 from redline.config import Settings
+from redline.console import traces_listing as listing
 from redline.corrections import service as corrections
-from redline.corrections.export import export_keyset
 from redline.corrections.models import Correction
+from redline.corrections.wire import export_keyset
 from redline.db import Database, bulk_insert, make_engine
+from redline.db.paging import encode_cursor, time_cursor
 from redline.identity.models import Project
 from redline.identity.service import Actor, authenticate
-from redline.paging import encode_cursor, time_cursor
 from redline.queues.models import ExpertItem
-from redline.traces import listing, retention
+from redline.traces import retention
 from redline.traces import service as traces
 from redline.traces.models import Agent, Trace
 from tests.conftest import ADMIN_TOKEN, bootstrap_admin, database_copy

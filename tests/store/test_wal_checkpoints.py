@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from redline.db import SQLITE_WAL_BACKSTOP_PAGES, Database
-from redline.walcheckpoints import checkpoint_in_background
+from redline.db.wal_checkpoints import checkpoint_in_background
 
 ROWS = 2_000
 ROW_BYTES = 1_000

@@ -24,14 +24,14 @@ from sqlalchemy import Table, select, text, update
 
 from redline import jsonio
 from redline.corrections import service as corrections
-from redline.corrections.export import (
+from redline.corrections.models import Correction
+from redline.corrections.wire import (
     CSV_COLUMNS,
     correction_dict,
     export_keyset,
     jsonl_chunk,
     stores_json_text,
 )
-from redline.corrections.models import Correction
 from redline.db import Database, bulk_insert
 from redline.identity import service as identity
 from tests.conftest import ADMIN_TOKEN, Harness

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance
 
-from redline import migrate
 from redline.app import create_app
 from redline.config import Settings
 from redline.db import Database, make_engine
+from redline.migrations import commands as migrate
 from tests.conftest import Harness
 
 

@@ -14,7 +14,7 @@ from redline.groups import service as groups
 from redline.groups.schemas import GroupIn
 from redline.identity.models import Principal
 from redline.identity.service import Actor
-from redline.queues.rules import sampled
+from redline.queues.matching import sampled
 from tests.conftest import Harness
 
 

@@ -10,8 +10,7 @@ from typing import Any
 
 from sqlalchemy import update
 
-from redline.queues.models import ExpertItemRule
-from redline.stats.models import RuleResultTally
+from redline.queues.models import ExpertItemRule, RuleResultTally
 from tests.conftest import Harness
 
 EXPERT_WEIGHT = 3

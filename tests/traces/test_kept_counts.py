@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from sqlalchemy import and_, false, func, select
 
-from redline import migrate
 from redline.annotations.models import Annotation
 from redline.corrections.models import COUNTED, Correction
+from redline.migrations import commands as migrate
 from redline.traces.models import ProjectRunCount, Trace
 from tests.conftest import Harness
 from tests.console.conftest import console_client

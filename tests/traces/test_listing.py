@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from redline.console.traces_listing import ListFilters, list_traces, parse_sort
 from redline.db import Database
 from redline.errors import Invalid
 from redline.identity.service import operator
-from redline.traces.listing import ListFilters, list_traces, parse_sort
 from tests.conftest import Harness
 
 

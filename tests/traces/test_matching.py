@@ -3,9 +3,9 @@ matching the filter" acts on, walked a page of ids at a time; on both stores."""
 
 from __future__ import annotations
 
+from redline.console.traces_listing import ListFilters, count_matching, list_traces, matching_ids
 from redline.db import Database
 from redline.identity.service import operator
-from redline.traces.listing import ListFilters, count_matching, list_traces, matching_ids
 from tests.conftest import Harness
 from tests.traces.test_listing import _ingest
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from redline.console.traces_listing import ListFilters, TracePage, list_traces
 from redline.identity.service import authenticate
 from redline.traces import service as traces
-from redline.traces.listing import ListFilters, TracePage, list_traces
 from redline.traces.models import Trace
 from tests.conftest import Harness
 from tests.samples import REFUND_STEPS, make_run

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import redline.models  # noqa: F401  (every table mapped, so a Step row can be built without a database)
+import redline.migrations.schema  # noqa: F401  (every table mapped, so a Step row can be built without a database)
 from redline.traces.models import Step
 from redline.traces.render import render_prefix, render_step, render_trace
 from redline.traces.schemas import StepIn

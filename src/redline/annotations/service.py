@@ -18,6 +18,8 @@ from sqlalchemy.sql.elements import ColumnElement
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.db import StoredId, in_chunks, new_id, parse_id, utcnow
+from redline.db.keyset import past
+from redline.db.wire_text import stored, time_text, uuid_text
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.models import Membership, Principal, Project
 from redline.identity.service import (
@@ -32,12 +34,10 @@ from redline.identity.service import (
     secret_parameters,
     visible_projects,
 )
-from redline.keyset import past
 from redline.traces import counts as kept_counts
 from redline.traces.counts import Said
 from redline.traces.models import Step, Trace
 from redline.traces.service import readable_trace
-from redline.wiretext import stored, time_text, uuid_text
 
 NEEDS_RATING_OR_COMMENT = "an annotation needs a rating, a comment, or both"
 SYSTEM_STEP_RATED = "system steps can be commented on but not rated"

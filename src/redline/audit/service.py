@@ -13,10 +13,10 @@ from sqlalchemy.orm import Session
 
 from redline.audit.models import AuditEvent
 from redline.db import new_id, utcnow
+from redline.db.keyset import past
+from redline.db.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.errors import Forbidden
 from redline.identity.service import Actor
-from redline.keyset import past
-from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 
 
 def record(

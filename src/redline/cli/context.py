@@ -17,7 +17,6 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from redline import migrate
 from redline.cli.progress import say
 from redline.config import Settings
 from redline.db import Database, LockWaits, StillBusy, is_busy, make_engine
@@ -25,6 +24,7 @@ from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jsonio import dumps
+from redline.migrations import commands as migrate
 
 
 @dataclass

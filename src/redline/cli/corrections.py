@@ -28,24 +28,24 @@ from redline.cli.context import (
     print_table,
 )
 from redline.cli.progress import Progress, progress
-from redline.corrections import exportlog
+from redline.corrections import export_log
 from redline.corrections import service as corrections_service
-from redline.corrections.export import (
+from redline.corrections.export_pages import encoded_pages
+from redline.corrections.models import Correction
+from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionChange
+from redline.corrections.service import SOURCES, CorrectionFilters
+from redline.corrections.wire import (
     FORMATS,
     correction_dict,
     csv_header,
 )
-from redline.corrections.exporting import encoded_pages
-from redline.corrections.models import Correction
-from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionChange
-from redline.corrections.service import SOURCES, CorrectionFilters
 from redline.corrections.workflow import Change
 from redline.db import Database
+from redline.db.paging import MAX_LIMIT
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jsonio import dumps
-from redline.paging import MAX_LIMIT
 from redline.sentences import counted
 from redline.traces import service as traces
 from redline.traces.models import Agent
@@ -313,7 +313,7 @@ def export_corrections(context: CliContext, /, format_: str, output: Path | None
     """
     with as_operator(context) as (session, actor):
         filters = _filters(session, actor, _Asked(**options))
-        export_id = exportlog.started(session, actor, filters, format_)
+        export_id = export_log.started(session, actor, filters, format_)
     db = context.database()
 
     sent = 0
@@ -328,7 +328,7 @@ def export_corrections(context: CliContext, /, format_: str, output: Path | None
         raise fail(error) from error
     finally:
         with db.write(lock_waits(context)) as session:
-            exportlog.ended(session, actor, filters, export_id, sent, outcome)
+            export_log.ended(session, actor, filters, export_id, sent, outcome)
     if output is not None:
         click.echo(f"Wrote {counted(sent, 'correction')} to {output}.")
 

@@ -28,9 +28,9 @@ from redline.datasets.models import Datapoint
 from redline.datasets.schemas import DatasetChange, DatasetIn
 from redline.datasets.service import DatasetView
 from redline.datasets.wire import datapoint_dict
+from redline.db.id_pages import MAX_LIMIT, every_item, with_items
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.idpages import MAX_LIMIT, every_item, with_items
 from redline.jsonio import dumps
 from redline.sentences import counted
 

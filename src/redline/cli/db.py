@@ -9,10 +9,11 @@ from pathlib import Path
 import click
 from sqlalchemy.engine import make_url
 
-from redline import backups, migrate
+from redline import backups
 from redline.cli.context import CliContext, fail, pass_context, shown_url, sqlite_file
 from redline.db import make_engine, vacuum_file
 from redline.errors import RedlineError
+from redline.migrations import commands as migrate
 from redline.stats import rebuild
 
 # Bytes in a MiB, for the sizes it reports.

@@ -19,16 +19,18 @@ from sqlalchemy.orm import Session
 
 from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
 from redline.cli.corrections import _agent, _time
+from redline.db.paging import MAX_LIMIT
 from redline.groups import service as groups
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jsonio import dumps
-from redline.paging import MAX_LIMIT
-from redline.queues import expert, expertqueue, expertrules
+from redline.queues.expert import engine as expert
+from redline.queues.expert import listing as expert_listing
+from redline.queues.expert import rules as expert_rules
+from redline.queues.matching import PINNED
 from redline.queues.models import QueueRule
-from redline.queues.rules import PINNED
+from redline.queues.tallies import day_of
 from redline.stats import results as results_service
-from redline.stats.tallies import day_of
 from redline.traces import service as traces
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -100,8 +102,8 @@ def _matching(
     return when or None
 
 
-def _rule(session: Session, actor: Actor, rule_id: str) -> expertrules.RuleView:
-    return expertrules.find_rule(session, actor, _id(rule_id, "a queue rule"))
+def _rule(session: Session, actor: Actor, rule_id: str) -> expert_rules.RuleView:
+    return expert_rules.find_rule(session, actor, _id(rule_id, "a queue rule"))
 
 
 # ------------------------------------------------------------------------------------------------ words
@@ -125,7 +127,7 @@ def _matches(rule: QueueRule) -> str:
     return json.dumps(rule.when, separators=(",", ":"), sort_keys=True)
 
 
-def _rule_rows(views: Sequence[expertrules.RuleView], names: dict[uuid.UUID, str]) -> list[tuple[str, ...]]:
+def _rule_rows(views: Sequence[expert_rules.RuleView], names: dict[uuid.UUID, str]) -> list[tuple[str, ...]]:
     return [
         (
             str(view.rule.rule_id),
@@ -145,7 +147,7 @@ def _rule_rows(views: Sequence[expertrules.RuleView], names: dict[uuid.UUID, str
 RULE_HEADER = ("ID", "NAME", "VERSION", "MATCHES", "TAKES", "WANTS", "CAP", "OPEN", "ENABLED")
 
 
-def _show(session: Session, view: expertrules.RuleView, said: str) -> None:
+def _show(session: Session, view: expert_rules.RuleView, said: str) -> None:
     click.echo(f'{said} queue rule "{view.rule.name}" ({view.rule.rule_id}), version {view.rule.version}.')
     print_table(_rule_rows([view], _group_names(session, view.rule.project_id)), RULE_HEADER)
 
@@ -161,17 +163,17 @@ def list_rules(context: CliContext, project: str, as_json: bool) -> None:
     """The project's live queue rules (each its newest version), oldest first."""
     with as_operator(context, write=False) as (session, actor):
         project_id = identity.find_project(session, actor, project).id
-        views: list[expertrules.RuleView] = []
+        views: list[expert_rules.RuleView] = []
         cursor: str | None = None
         while True:
-            page = expertrules.list_rules(session, actor, project_id, limit=MAX_LIMIT, cursor=cursor)
+            page = expert_rules.list_rules(session, actor, project_id, limit=MAX_LIMIT, cursor=cursor)
             views.extend(page.items)
             cursor = page.next_cursor
             if cursor is None:
                 break
         if as_json:
             for view in views:
-                click.echo(dumps(expertrules.view_dict(view)).decode())
+                click.echo(dumps(expert_rules.view_dict(view)).decode())
             return
         print_table(_rule_rows(views, _group_names(session, project_id)), RULE_HEADER)
 
@@ -212,7 +214,7 @@ def create_rule(
             fields["max_open"] = max_open
         if group is not None:
             fields["corrector_group_id"] = _id(group, "a corrector group")
-        _show(session, expertrules.create_rule(session, actor, project_id, fields), "Made")
+        _show(session, expert_rules.create_rule(session, actor, project_id, fields), "Made")
 
 
 @queue_rules_group.command("get")
@@ -224,7 +226,7 @@ def get_rule(context: CliContext, rule_id: str, as_json: bool) -> None:
     with as_operator(context, write=False) as (session, actor):
         view = _rule(session, actor, rule_id)
         if as_json:
-            click.echo(dumps(expertrules.view_dict(view)).decode())
+            click.echo(dumps(expert_rules.view_dict(view)).decode())
             return
         _show(session, view, "The")
         if view.rule.unregistered_at is not None:
@@ -284,7 +286,7 @@ def set_rule(
             changes["corrector_group_id"] = _id(group, "a corrector group") if group else None
         if enabled is not None:
             changes["enabled"] = enabled
-        new = expertrules.update_rule(session, actor, project_id, view.rule.rule_id, changes)
+        new = expert_rules.update_rule(session, actor, project_id, view.rule.rule_id, changes)
         _show(session, new, "Changed")
 
 
@@ -299,7 +301,7 @@ def rule_versions(context: CliContext, rule_id: str) -> None:
         cursor: str | None = None
         rows = []
         while True:
-            page = expertrules.versions(
+            page = expert_rules.versions(
                 session, actor, view.rule.project_id, view.rule.rule_id, limit=MAX_LIMIT, cursor=cursor
             )
             for version in page.items:
@@ -329,7 +331,7 @@ def remove_rule(context: CliContext, rule_id: str) -> None:
     """Stop the queue rule RULE_ID: it queues nothing more; its versions and the runs it queued stay."""
     with as_operator(context) as (session, actor):
         view = _rule(session, actor, rule_id)
-        expertrules.unregister(session, actor, view.rule.project_id, view.rule.rule_id)
+        expert_rules.unregister(session, actor, view.rule.project_id, view.rule.rule_id)
         click.echo(
             f'Stopped queue rule "{view.rule.name}" ({view.rule.rule_id}); '
             f"the {view.open_items} runs it has waiting stay in the queue."
@@ -346,9 +348,9 @@ def remove_rule(context: CliContext, rule_id: str) -> None:
 @click.option(
     "--last",
     type=int,
-    default=expertrules.PREVIEW_LAST,
+    default=expert_rules.PREVIEW_LAST,
     show_default=True,
-    help=f"How many of the newest runs to try it on, up to {expertrules.MAX_PREVIEW_LAST}.",
+    help=f"How many of the newest runs to try it on, up to {expert_rules.MAX_PREVIEW_LAST}.",
 )
 @pass_context
 def preview(
@@ -365,20 +367,20 @@ def preview(
     """How many of the project's recent runs a rule would have queued, with its sample but not its cap."""
     with as_operator(context, write=False) as (session, actor):
         project_id = identity.find_project(session, actor, project).id
-        asked = expertrules.PreviewAsk(
+        asked = expert_rules.PreviewAsk(
             when=_matching(session, actor, project_id, agents, flows, versions, include_dry_runs),
             sample=sample,
             last=last,
             rule_id=_id(rule_id, "a queue rule") if rule_id else None,
         )
-        found = expertrules.preview(session, actor, project_id, asked)
+        found = expert_rules.preview(session, actor, project_id, asked)
     about = "about " if found.estimate else ""
     click.echo(f"It would have queued {about}{found.matched} of the last {found.considered} runs.")
 
 
 @queue_rules_group.command("queue-recent")
 @click.argument("rule_id")
-@click.option("--last", type=int, help=f"The newest runs, up to {expertrules.MAX_RECENT_LAST:,}.")
+@click.option("--last", type=int, help=f"The newest runs, up to {expert_rules.MAX_RECENT_LAST:,}.")
 @click.option(
     "--since", callback=_time, help="Runs completed at or after this ISO 8601 time (with a timezone)."
 )
@@ -388,7 +390,7 @@ def queue_recent(context: CliContext, rule_id: str, last: int | None, since: dat
     --last or --since say otherwise), sampled as it samples, whatever its cap."""
     with as_operator(context) as (session, actor):
         view = _rule(session, actor, rule_id)
-        outcome = expertrules.queue_recent(
+        outcome = expert_rules.queue_recent(
             session, actor, view.rule.project_id, view.rule.rule_id, last=last, since=since
         )
     click.echo(
@@ -474,7 +476,7 @@ def list_items(
     """The runs in the expert queue, oldest first, and how many the filters match."""
     with as_operator(context, write=False) as (session, actor):
         project_id = identity.find_project(session, actor, project).id
-        filters = expertqueue.QueueFilters(
+        filters = expert_listing.QueueFilters(
             states=states,
             rule_id=_id(rule_id, "a queue rule") if rule_id else None,
             agent_id=_agent(session, actor, agent, project_id).id if agent else None,
@@ -482,10 +484,10 @@ def list_items(
             added_after=added_after,
             closed_after=closed_after,
         )
-        views: list[expertqueue.ItemView] = []
+        views: list[expert_listing.ItemView] = []
         cursor: str | None = None
         while True:
-            page, total = expertqueue.list_items(
+            page, total = expert_listing.list_items(
                 session, actor, project_id, filters, limit=min(MAX_LIMIT, limit - len(views)), cursor=cursor
             )
             views.extend(page.items)
@@ -496,7 +498,7 @@ def list_items(
         names = _group_names(session, project_id)
     if as_json:
         for view in views:
-            click.echo(dumps(expertqueue.item_dict(view)).decode())
+            click.echo(dumps(expert_listing.item_dict(view)).decode())
     else:
         rows = [
             (

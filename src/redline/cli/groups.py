@@ -16,14 +16,15 @@ from sqlalchemy.orm import Session
 
 from redline.cli.context import CliContext, as_operator, pass_context, print_table
 from redline.cli.corrections import _agent
+from redline.db.paging import MAX_LIMIT
 from redline.fieldpaths import field_path
 from redline.groups import service as groups
 from redline.groups.models import CorrectorGroup
 from redline.groups.schemas import GroupChange, GroupIn
-from redline.groups.service import GroupView
 from redline.identity import service as identity
 from redline.identity.service import PRINCIPAL_KINDS, REVIEWER_ROLES, Actor
-from redline.paging import MAX_LIMIT
+from redline.queues.expert import group_views
+from redline.queues.expert.group_views import WantedGroupView
 
 
 @click.group("corrector-groups")
@@ -56,7 +57,7 @@ def _who(group: CorrectorGroup) -> str:
     return "; ".join(parts) or "people and services"
 
 
-def _wanted(view: GroupView) -> str:
+def _wanted(view: WantedGroupView) -> str:
     return ", ".join(rule.name for rule in view.wanted_by) or "-"
 
 
@@ -91,7 +92,7 @@ def _group_id(ctx: click.Context, param: click.Parameter, value: str) -> uuid.UU
         raise click.BadParameter(f'"{value}" is not a corrector group id.') from None
 
 
-def _show(session: Session, view: GroupView) -> None:
+def _show(session: Session, view: WantedGroupView) -> None:
     group = view.group
     removed = (
         f" (removed {group.unregistered_at.isoformat(timespec='seconds')})" if group.unregistered_at else ""
@@ -153,10 +154,10 @@ def list_groups(context: CliContext, project: str | None, agent: str | None, sco
     workspace's, the project's and its agents'); with --agent, those that apply to that agent's runs."""
     with as_operator(context, write=False) as (session, actor):
         filters = _filters(session, actor, project, agent, scope_kind)
-        views: list[GroupView] = []
+        views: list[WantedGroupView] = []
         cursor: str | None = None
         while True:
-            page = groups.list_groups(session, actor, filters, limit=MAX_LIMIT, cursor=cursor)
+            page = group_views.list_groups(session, actor, filters, limit=MAX_LIMIT, cursor=cursor)
             views.extend(page.items)
             cursor = page.next_cursor
             if cursor is None:
@@ -233,7 +234,7 @@ def create_group(
                 "assertableBy": _restriction(min_reviewer_role, principal_kinds, principal_ids),
             },
         )
-        view = groups.create(session, actor, body)
+        view = group_views.create(session, actor, body)
         click.echo(f'Created corrector group "{view.group.name}" ({view.group.id}).')
         _show(session, view)
 
@@ -244,7 +245,7 @@ def create_group(
 def get_group(context: CliContext, group_id: uuid.UUID) -> None:
     """Show the corrector group GROUP_ID, live or removed, and the rules that want it."""
     with as_operator(context, write=False) as (session, actor):
-        _show(session, groups.get(session, actor, group_id))
+        _show(session, group_views.get(session, actor, group_id))
 
 
 @corrector_groups.command("set")
@@ -287,7 +288,7 @@ def set_group(
         )
     body = _checked(GroupChange, changes)
     with as_operator(context) as (session, actor):
-        view = groups.change(session, actor, group_id, body)
+        view = group_views.change(session, actor, group_id, body)
         click.echo(f'Changed corrector group "{view.group.name}" ({view.group.id}).')
         _show(session, view)
 
@@ -299,7 +300,7 @@ def remove_group(context: CliContext, group_id: uuid.UUID) -> None:
     """Remove the corrector group GROUP_ID: no new correction can name it. Corrections that named it
     keep it, and still count with its weight."""
     with as_operator(context) as (session, actor):
-        view = groups.remove(session, actor, group_id)
+        view = group_views.remove(session, actor, group_id)
         click.echo(f'Removed corrector group "{view.group.name}" ({view.group.id}).')
         wanting = view.wanted_by
         if wanting:

@@ -19,14 +19,13 @@ from sqlalchemy.orm import Session
 
 from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
 from redline.cli.reviews import key_in
+from redline.db.id_pages import MAX_LIMIT, every_item
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.idpages import MAX_LIMIT, every_item
-from redline.queues import automations as automations_service
-from redline.queues import service as queues
-from redline.queues.items import WHOLE_TRACE
-from redline.queues.models import QueueItem, QueueRule
-from redline.queues.schemas import (
+from redline.queues.annotation import automations as automations_service
+from redline.queues.annotation import service as queues
+from redline.queues.annotation.items import WHOLE_TRACE
+from redline.queues.annotation.schemas import (
     MAX_ITEMS_PER_CALL,
     AutomationIn,
     ItemRef,
@@ -34,7 +33,8 @@ from redline.queues.schemas import (
     QueueIn,
     when_to_filters,
 )
-from redline.queues.service import QueueView
+from redline.queues.annotation.service import QueueView
+from redline.queues.models import QueueItem, QueueRule
 
 
 @click.group("queues")

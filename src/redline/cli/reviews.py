@@ -15,10 +15,10 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from redline.cli.context import CliContext, as_operator, pass_context, print_table
+from redline.db.id_pages import MAX_LIMIT, every_item, with_items
 from redline.identity import service as identity
 from redline.identity.models import Project
 from redline.identity.service import Actor
-from redline.idpages import MAX_LIMIT, every_item, with_items
 from redline.jsonio import dumps
 from redline.reviews import service as reviews
 from redline.reviews.models import ReviewKey

@@ -24,7 +24,6 @@ import uvicorn
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from redline import metrics
 from redline.app import app_from_environment, create_app
 from redline.background import job_worker
 from redline.cli.context import CliContext, pass_context, shown_url, tune_gc_for_bulk_work
@@ -33,7 +32,8 @@ from redline.cli.pinning import CLAIMS_VARIABLE, CpuClaims, pin_server_thread
 from redline.cli.processes import server_processes, startup_line, usable_cpus
 from redline.config import Settings, Workers, parse_workers
 from redline.db import Database
-from redline.walcheckpoints import checkpoint_in_background
+from redline.db.wal_checkpoints import checkpoint_in_background
+from redline.web import metrics
 
 
 class WorkersType(click.ParamType[Workers]):

@@ -11,7 +11,7 @@ import click
 from redline.background import job_worker
 from redline.cli.context import CliContext, pass_context
 from redline.cli.serving import configure_logging
-from redline.walcheckpoints import checkpoint_in_background
+from redline.db.wal_checkpoints import checkpoint_in_background
 
 
 @click.command()

@@ -17,10 +17,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from redline.asgi import HttpMiddleware, answering_errors
 from redline.console.rendering import page, url_with
 from redline.console.session import NeedsSignIn, SignedIn, signed_in
 from redline.errors import RedlineError
+from redline.web.asgi import HttpMiddleware, answering_errors
 
 log = logging.getLogger("redline.console")
 

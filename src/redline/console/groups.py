@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from redline.groups import service as groups
-from redline.groups.service import GroupFilters, GroupView
+from redline.db.paging import MAX_LIMIT
+from redline.groups.service import GroupFilters
 from redline.identity.service import Actor
-from redline.paging import MAX_LIMIT
+from redline.queues.expert import group_views
+from redline.queues.expert.group_views import WantedGroupView
 
 # Enough pages of groups for any workspace a person reads or picks from; more would not fit a page.
 MAX_GROUP_PAGES = 10
 
 
-def every_group(session: Session, actor: Actor, filters: GroupFilters) -> list[GroupView]:
+def every_group(session: Session, actor: Actor, filters: GroupFilters) -> list[WantedGroupView]:
     """The live groups matching `filters` that the actor can read, oldest first (at most 10 pages)."""
-    views: list[GroupView] = []
+    views: list[WantedGroupView] = []
     cursor: str | None = None
     for _ in range(MAX_GROUP_PAGES):
-        listed = groups.list_groups(session, actor, filters, limit=MAX_LIMIT, cursor=cursor)
+        listed = group_views.list_groups(session, actor, filters, limit=MAX_LIMIT, cursor=cursor)
         views.extend(listed.items)
         cursor = listed.next_cursor
         if cursor is None:

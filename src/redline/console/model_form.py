@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
+from redline.console import traces_listing as listing
 from redline.console.forms import form_id, form_whole
 from redline.console.trace_filters import FILTER_PARAMS, filters_from
 from redline.errors import Invalid
@@ -21,8 +22,7 @@ from redline.identity.models import Project
 from redline.identity.service import Actor, default_write_project
 from redline.learning import service as learning
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
-from redline.queues import service as queues
-from redline.traces import listing
+from redline.queues.annotation import service as queues
 
 MAX_NAME = 200
 # How the model's page names each filter parameter, and its values where they are codes.

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from redline.queues.expertrules import Preview
-from redline.queues.rules import PINNED
+from redline.queues.expert.rules import Preview
+from redline.queues.matching import PINNED
 from redline.sentences import listed
 
 # A metadata filter's op, as a sentence says it.

@@ -7,7 +7,7 @@ import time
 
 from starlette.types import Message, Receive, Scope, Send
 
-from redline.asgi import HttpMiddleware
+from redline.web.asgi import HttpMiddleware
 
 
 class ServerTimingMiddleware(HttpMiddleware):

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time, timedelta
 
-from redline.db import path_id
+from redline.console.traces_listing import ListFilters
 from redline.errors import Invalid
-from redline.traces.listing import ListFilters
+from redline.web.addresses import path_id
 
 FILTER_PARAMS = ("project", "agent", "version", "status", "rated", "commented", "corrected", "since", "until")
 

@@ -1,7 +1,9 @@
 """Making, reading, changing and removing corrections: the rules of corrections-reference.txt.
 
-A surface calls one function here inside one transaction. Every status change is written to the audit
-log and to the tallies in that same transaction.
+A caller calls one function here inside one transaction. Every status change is written to the audit
+log and to the tallies in that same transaction. Making and taking back a correction also moves the
+expert queue, which sits above this package: callers do both through `queues.expert.correcting`, which
+calls `save` and `unregister` here.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from redline.audit import service as audit
 from redline.corrections import rules, tallies, workflow
-from redline.corrections.export import export_columns, keyset_columns
 from redline.corrections.models import Correction
 from redline.corrections.schemas import SORTED_TO, STATUSES, CorrectionIn
+from redline.corrections.wire import export_columns, keyset_columns
 from redline.db import Unindexed, new_id, utcnow
+from redline.db.keyset import past, window
+from redline.db.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.errors import Conflict, Forbidden, Invalid, NotFound
 from redline.groups import service as groups
 from redline.identity.models import Project
@@ -32,9 +36,6 @@ from redline.identity.service import (
     readable_project_ids,
     require_project_role,
 )
-from redline.keyset import past, window
-from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
-from redline.queues import expert as expert_queue
 from redline.traces import counts as kept_counts
 from redline.traces.counts import Said
 from redline.traces.models import AgentVersion, Trace
@@ -75,7 +76,15 @@ def _correctable(trace: Trace) -> None:
         )
 
 
-def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
+@dataclass(frozen=True)
+class Saved:
+    """A correction just saved, and the caller's earlier one on the run it replaced, if any."""
+
+    correction: Correction
+    replaced: Correction | None
+
+
+def save(session: Session, actor: Actor, body: CorrectionIn) -> Saved:
     """Save a correction, sorted by the document's rules, replacing the caller's earlier one on the run."""
     rules.check_body(body)
     if actor.principal_id is None:
@@ -147,8 +156,7 @@ def create(session: Session, actor: Actor, body: CorrectionIn) -> Correction:
     session.flush()
     replaced = [(earlier, earlier.status, -1)] if earlier is not None else []
     tallies.add(session, [*replaced, (correction, correction.status, +1)])
-    expert_queue.on_correction_saved(session, correction, earlier)
-    return correction
+    return Saved(correction, earlier)
 
 
 # ----------------------------------------------------------------------------------------------- reading
@@ -407,7 +415,7 @@ def change(session: Session, actor: Actor, correction_id: uuid.UUID, asked: work
     return correction
 
 
-def remove(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correction:
+def unregister(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correction:
     """Removed for good: by its author, or an admin of its project."""
     correction = _readable(session, actor, correction_id, "read")
     if correction.made_by_id != actor.principal_id:
@@ -425,7 +433,6 @@ def remove(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correcti
     correction.unregistered_at = utcnow()
     if correction.superseded_by is None:
         move(session, actor, correction, progress, "removed")
-        expert_queue.on_correction_removed(session, correction)
     else:
         # History is not counted; only its status changes.
         _put_progress(correction, progress)

@@ -25,11 +25,11 @@ from sqlalchemy.orm import Session
 
 from redline.corrections import workflow
 from redline.corrections.models import Correction
+from redline.db.id_pages import IdPage
+from redline.db.keyset import past
+from redline.db.paging import check_limit
 from redline.errors import Invalid
 from redline.identity.service import Actor, require_project_role
-from redline.idpages import IdPage
-from redline.keyset import past
-from redline.paging import check_limit
 
 PARTS = ("nobody", "developer", "owner", "improve")
 # The parts a person may hand a correction to.

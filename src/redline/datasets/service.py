@@ -19,6 +19,7 @@ from redline.datasets.from_trace import datapoint_from
 from redline.datasets.models import Datapoint, Dataset
 from redline.datasets.schemas import DatapointIn, DatasetChange, DatasetIn
 from redline.db import in_chunks, new_id, parse_id, utcnow
+from redline.db.id_pages import IdPage, id_page, named_and_updated_by
 from redline.errors import NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import (
@@ -30,7 +31,6 @@ from redline.identity.service import (
     visible_projects,
     wire_project,
 )
-from redline.idpages import IdPage, id_page, named_and_updated_by
 from redline.traces.models import Step, Trace
 from redline.traces.selection import Added, batches
 from redline.traces.service import readable_trace

@@ -17,15 +17,15 @@ import random
 import uuid
 from collections.abc import Sequence
 
-from redline.corrections import service as corrections
 from redline.corrections.schemas import CorrectionIn, ShouldCall
 from redline.db import Database
 from redline.demo.people import People
 from redline.demo.runs import DemoRun, completed
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.queues import expert as expert_queue
-from redline.queues import expertrules
+from redline.queues.expert import correcting
+from redline.queues.expert import engine as expert_queue
+from redline.queues.expert import rules as expert_rules
 
 RULE = "Support runs"
 SEED = 17
@@ -95,11 +95,11 @@ def seed_expert_queue(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
     """The rule, its queue and the corrections, in one transaction; skipped when the rule exists."""
     with db.write() as session:
         operator = identity.operator(session)
-        there = expertrules.list_rules(session, operator, project_id, limit=100, search=RULE).items
+        there = expert_rules.list_rules(session, operator, project_id, limit=100, search=RULE).items
         if any(view.rule.name == RULE for view in there):
             return f'Expert queue: rule "{RULE}" is already there; left as it is.'
         agents = sorted({run.agent_id for run in runs if run.agent_id is not None}, key=str)
-        rule = expertrules.create_rule(
+        rule = expert_rules.create_rule(
             session,
             operator,
             project_id,
@@ -110,12 +110,12 @@ def seed_expert_queue(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRu
         ).rule
         # Every demo run, however long ago the demo's `now` put them.
         since = min((run.started_at for run in runs), default=None)
-        queued = expertrules.queue_recent(
+        queued = expert_rules.queue_recent(
             session, operator, project_id, rule.rule_id, last=None, since=since
         ).queued
         planned = plan(runs, crew)
         for actor, body in planned:
-            corrections.create(session, actor, body)
+            correcting.create(session, actor, body)
         corrected = {body.run_id for _, body in planned}
         untouched = [run for run in completed(runs) if run.id not in corrected]
         for run in untouched[:DISMISSED]:

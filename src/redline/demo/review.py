@@ -19,9 +19,9 @@ from redline.demo.people import People
 from redline.demo.runs import DemoRun, completed
 from redline.identity import service as identity
 from redline.identity.service import Actor
-from redline.queues import reviewing
-from redline.queues import service as queues
-from redline.queues.schemas import ItemRef, QueueChange, QueueIn, ReviewValue
+from redline.queues.annotation import reviewing
+from redline.queues.annotation import service as queues
+from redline.queues.annotation.schemas import ItemRef, QueueChange, QueueIn, ReviewValue
 from redline.reviews import service as review_keys
 from redline.reviews.schemas import ReviewKeyIn
 

@@ -14,7 +14,6 @@ the caller can't read is not found, never forbidden, so ids don't leak.
 from __future__ import annotations
 
 import uuid
-from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,8 @@ from sqlalchemy import ColumnElement, and_, false, or_, select
 from sqlalchemy.orm import Session
 
 from redline.db import in_chunks, new_id, utcnow
+from redline.db.keyset import past
+from redline.db.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.errors import Conflict, Forbidden, Invalid, NotFound
 from redline.groups.models import CorrectorGroup
 from redline.groups.schemas import AssertableByIn, GroupChange, GroupIn
@@ -35,10 +36,6 @@ from redline.identity.service import (
     require_project_role,
     visible_projects,
 )
-from redline.keyset import past
-from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
-from redline.queues import ruleversions
-from redline.queues.models import QueueRule
 from redline.traces.models import Agent, Trace
 
 WORKSPACE, PROJECT, AGENT = "workspace", "project", "agent"
@@ -50,19 +47,10 @@ NOT_ALLOWED = "corrector-group-not-allowed"
 
 
 @dataclass(frozen=True)
-class WantingRule:
-    """A live queue rule whose latest version wants a correction of the group."""
-
-    rule_id: uuid.UUID
-    name: str
-
-
-@dataclass(frozen=True)
 class GroupView:
     """A group as one caller may see it: `sees_principals` when the caller is an admin of its scope."""
 
     group: CorrectorGroup
-    wanted_by: list[WantingRule]
     sees_principals: bool
 
 
@@ -196,35 +184,8 @@ def _not_project_admin(project: Project) -> Forbidden:
     )
 
 
-def _wanting(
-    session: Session, actor: Actor, group_ids: Collection[uuid.UUID]
-) -> dict[uuid.UUID, list[WantingRule]]:
-    """The live expert-queue rules that want each group, by name, among those of projects the actor
-    reads (a workspace group may be wanted in projects the caller can't see)."""
-    readable = (
-        None if actor.workspace_admin else {project.id for project, _ in visible_projects(session, actor)}
-    )
-    found: dict[uuid.UUID, list[WantingRule]] = defaultdict(list)
-    for chunk in in_chunks(sorted(group_ids)):
-        rows = session.execute(
-            select(QueueRule.corrector_group_id, QueueRule.rule_id, QueueRule.name, QueueRule.project_id)
-            .where(
-                QueueRule.corrector_group_id.in_(chunk),
-                QueueRule.queue_id.is_(None),
-                ruleversions.LIVE,
-            )
-            .order_by(QueueRule.name, QueueRule.rule_id)
-        )
-        for group_id, rule_id, name, project_id in rows:
-            if group_id is not None and (readable is None or project_id in readable):
-                found[group_id].append(WantingRule(rule_id, name))
-    return found
-
-
 def _view(session: Session, actor: Actor, group: CorrectorGroup) -> GroupView:
-    return GroupView(
-        group, _wanting(session, actor, [group.id]).get(group.id, []), _is_scope_admin(session, actor, group)
-    )
+    return GroupView(group, _is_scope_admin(session, actor, group))
 
 
 def get(session: Session, actor: Actor, group_id: uuid.UUID) -> GroupView:
@@ -292,7 +253,6 @@ def list_groups(
     )
     more = len(rows) > limit
     rows = rows[:limit]
-    wanting = _wanting(session, actor, [group.id for group in rows])
     roles: dict[uuid.UUID, ProjectRole] = (
         {}
         if actor.workspace_admin
@@ -301,7 +261,6 @@ def list_groups(
     views = [
         GroupView(
             group,
-            wanting.get(group.id, []),
             actor.workspace_admin
             or (group.project_id is not None and roles.get(group.project_id) == "admin"),
         )
@@ -503,7 +462,7 @@ def create(session: Session, actor: Actor, body: GroupIn) -> GroupView:
     _check_name_free(session, group, body.name)
     session.add(group)
     session.flush()
-    return GroupView(group, [], True)
+    return GroupView(group, True)
 
 
 def change(session: Session, actor: Actor, group_id: uuid.UUID, body: GroupChange) -> GroupView:
@@ -534,8 +493,8 @@ def change(session: Session, actor: Actor, group_id: uuid.UUID, body: GroupChang
 
 def remove(session: Session, actor: Actor, group_id: uuid.UUID) -> GroupView:
     """No new correction (or rule) can name the group; corrections that named it keep it and still
-    count with its weight. Its name is free again in its scope. The view names the rules that still
-    want it, which the caller should change. Removing it again changes nothing."""
+    count with its weight. Its name is free again in its scope (rules that still want it are named by
+    `queues.expert.group_views`, which the caller should change). Removing it again changes nothing."""
     group = _manageable(session, actor, group_id)
     if group.unregistered_at is None:
         group.unregistered_at = group.updated_at = utcnow()

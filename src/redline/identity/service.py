@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
-from redline.db import new_id, parse_id, utcnow
+from redline.db import in_chunks, new_id, parse_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated, not_in_workspace
 from redline.identity.models import InstanceSetting, Membership, Principal, Project, Token, Workspace
 
@@ -552,3 +552,12 @@ def remove_member(session: Session, actor: Actor, project_id: uuid.UUID, princip
         raise NotFound("member", principal_id, f'User "{principal_id}" is not a member of this project.')
     session.delete(membership)
     session.flush()
+
+
+def principal_names(session: Session, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """Names of principals by id, for showing who did something."""
+    found: dict[uuid.UUID, str] = {}
+    for chunk in in_chunks(list(dict.fromkeys(ids))):
+        rows = session.execute(select(Principal.id, Principal.name).where(Principal.id.in_(chunk)))
+        found.update((principal_id, name) for principal_id, name in rows)
+    return found

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from redline.db import Database, give_back_space, utcnow
 from redline.jobs.service import Claimed
 from redline.jobs.worker import JobKind, Reporter
-from redline.queues import autoqueue
+from redline.queues import arrivals
 from redline.traces import retention
 
 log = logging.getLogger("redline.ingest")
@@ -33,7 +33,7 @@ def erase_due(session: Session, project_id: uuid.UUID, size: int = retention.RET
         return None
     erased = retention.erase_expired(session, project_id, retention.cutoff_for(days), size)
     for run_id in erased:
-        autoqueue.on_erase(session, run_id)
+        arrivals.on_erase(session, run_id)
     return len(erased)
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from redline.annotations.service import forget_steps
 from redline.identity.service import Actor
 from redline.learning import autoscore
-from redline.queues import autoqueue
+from redline.queues import arrivals
 from redline.traces import service as traces
 from redline.traces.schemas import RunIn
 from redline.traces.service import IngestedRun, RunView
@@ -30,12 +30,12 @@ def record_runs(
 def settled(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
     """Runs now complete enough to act on: rules and automations queue those they pick (rules loaded once
     per batch), and projects with an active reward model get them scored in the background."""
-    autoqueue.on_ingest(session, rows)
+    arrivals.on_ingest(session, rows)
     autoscore.on_ingest(session, rows)
 
 
 def erase_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     """Erase a run's content; a run whose content is gone leaves the expert queue."""
     view = traces.erase_run(session, actor, run_id)
-    autoqueue.on_erase(session, run_id)
+    arrivals.on_erase(session, run_id)
     return view

@@ -1,7 +1,7 @@
 """What the learning services need of an LLM: one chat completion, as text.
 
 The services never speak HTTP (the import-linter contract): the job is handed something that answers
-`complete`, and `redline.llm` is the one made from the settings, over an OpenAI-compatible endpoint.
+`complete`, and `redline.adapters.llm` is the one made from the settings, over an OpenAI-compatible endpoint.
 Tests hand in the same thing pointed at a scripted server on loopback.
 """
 

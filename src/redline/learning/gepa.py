@@ -28,9 +28,9 @@ from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
 from redline.db import Unindexed, in_chunks
+from redline.db.keyset import past
 from redline.errors import NotFound
 from redline.identity.service import Actor, require_project_role
-from redline.keyset import past
 from redline.learning.pairs import StepRow, steps_by_trace
 from redline.learning.scoring import Scored, latest_scores
 from redline.traces.models import Trace

@@ -1,11 +1,11 @@
-"""Alembic environment: runs migrations on the connection or URL that `redline.migrate` hands it."""
+"""Alembic environment: runs migrations on the connection `redline.migrations.commands` hands it."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import Connection
 
-from redline.models import Base
+from redline.migrations.schema import Base
 
 config = context.config
 target_metadata = Base.metadata
@@ -24,5 +24,7 @@ def _run(connection: Connection) -> None:
 
 connection = config.attributes.get("connection")
 if connection is None:
-    raise RuntimeError("Redline runs migrations through redline.migrate, which passes a connection.")
+    raise RuntimeError(
+        "Redline runs migrations through redline.migrations.commands, which passes a connection."
+    )
 _run(connection)

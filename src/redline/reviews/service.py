@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from redline.db import new_id, utcnow
+from redline.db.id_pages import IdPage, id_page
 from redline.errors import Conflict, Invalid, NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import (
@@ -27,7 +28,6 @@ from redline.identity.service import (
     require_project_role,
     visible_projects,
 )
-from redline.idpages import IdPage, id_page
 from redline.reviews.models import ReviewKey
 from redline.reviews.schemas import ReviewKeyChange, ReviewKeyIn
 from redline.reviews.values import KeyRule

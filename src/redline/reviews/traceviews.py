@@ -16,17 +16,17 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select, true
 from sqlalchemy.orm import Session
 
+from redline.db.keyset import Walk, merged, past, window
+from redline.db.paging import decode_cursor, encode_cursor
+from redline.db.wire_text import Column
 from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor, visible_projects
-from redline.keyset import Walk, merged, past, window
-from redline.paging import decode_cursor, encode_cursor
 from redline.reviews.said import Said, on_span, said_about
 from redline.reviews.schemas import TraceFilterIn, TraceSearchIn
 from redline.reviews.targets import find_target, span_not_found, trace_id_of
 from redline.traces import metadata_index
 from redline.traces.models import Agent, Span, Trace
 from redline.traces.service import LISTED, each_project, producer_names, readable_trace, traces_in_order
-from redline.wiretext import Column
 
 DEFAULT_SPAN_LIMIT = 50
 MAX_SPAN_LIMIT = 200

@@ -16,9 +16,8 @@ from sqlalchemy.orm import Session
 
 from redline.corrections.models import COUNTED, Correction
 from redline.db import in_chunks
-from redline.queues.models import ExpertItem, ExpertItemRule
-from redline.stats.models import RuleResultTally
-from redline.stats.tallies import (
+from redline.queues.models import ExpertItem, ExpertItemRule, RuleResultTally
+from redline.queues.tallies import (
     CORRECTIONS,
     RUNS_WITH_CORRECTIONS,
     SKIPPED_BY_CAP,

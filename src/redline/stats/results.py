@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 
 from redline.groups import service as groups
 from redline.identity.service import Actor
-from redline.queues import expertrules
-from redline.stats import tallies
+from redline.queues import tallies
+from redline.queues.expert import rules as expert_rules
 from redline.stats.confidence import Counted, weighted_share
 
 # A correction made under no group counts once.
@@ -141,5 +141,5 @@ def rule_results(
     session: Session, actor: Actor, project_id: uuid.UUID, rule_id: uuid.UUID, *, since_day: str | None = None
 ) -> RuleResults:
     """A rule's results, stopped or not, for anyone who may read its project."""
-    expertrules.get_rule(session, actor, project_id, rule_id)
+    expert_rules.get_rule(session, actor, project_id, rule_id)
     return RuleResults(rule_id, since_day, result_groups(session, [rule_id], since_day=since_day))

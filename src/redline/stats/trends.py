@@ -30,11 +30,11 @@ from redline.errors import Invalid
 from redline.groups import service as groups
 from redline.groups.models import CorrectorGroup
 from redline.identity.service import Actor, require_project_role
-from redline.queues import ruleversions
+from redline.queues import versions as rule_versions
 from redline.queues.models import QueueRule
+from redline.queues.tallies import day_of
 from redline.stats.confidence import Estimate, estimate
 from redline.stats.results import ResultGroup, result_groups, version_order
-from redline.stats.tallies import day_of
 
 # The days each period reaches back, today included; "all" has no limit.
 PERIODS: dict[str, int | None] = {"all": None, "90d": 90, "30d": 30}
@@ -213,7 +213,7 @@ def _live_rules(session: Session, project_id: uuid.UUID) -> list[QueueRule]:
             .where(
                 QueueRule.project_id == project_id,
                 QueueRule.queue_id.is_(None),
-                ruleversions.LIVE,
+                rule_versions.LIVE,
             )
             .order_by(QueueRule.name, QueueRule.rule_id)
         )

@@ -1,5 +1,5 @@
 """`GET /metrics` (Prometheus's text format, behind its own bearer token) and the middleware that counts
-each request by route and status: both only when metrics are on (`redline.metrics`)."""
+each request by route and status: both only when metrics are on (`redline.web.metrics`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from redline import metrics
-from redline.asgi import HttpMiddleware
 from redline.config import Settings
 from redline.errors import Unauthenticated
+from redline.web import metrics
+from redline.web.asgi import HttpMiddleware
 
 router = APIRouter()
 

@@ -9,9 +9,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from redline.asgi import HttpMiddleware, answering_errors
 from redline.errors import RedlineError, TooLarge
 from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AFTER_SECONDS, log, renderer_for
+from redline.web.asgi import HttpMiddleware, answering_errors
 
 
 class RequestIdMiddleware(HttpMiddleware):

@@ -18,9 +18,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from redline.db import Database, utcnow
+from redline.db.keyset import past
 from redline.jobs.service import Claimed
 from redline.jobs.worker import JobKind, Reporter
-from redline.keyset import past
 from redline.traces.metadata_index import BACKFILL_JOB, BACKFILLING, READY, reindex_key
 from redline.traces.models import IndexedMetadataKey, Trace
 

@@ -31,16 +31,16 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from redline.db import Unindexed, bulk_insert, in_chunks, insert_ignoring_conflicts, new_id, utcnow
+from redline.db.keyset import merged, past, window
+from redline.db.paging import Page, check_limit, decode_time_cursor, time_cursor
+from redline.db.wire_text import Column
 from redline.errors import Invalid, NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
-from redline.keyset import merged, past, window
-from redline.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.traces import counts, metadata_index
 from redline.traces.erasure import erase_contents
 from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
-from redline.wiretext import Column
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
 _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)

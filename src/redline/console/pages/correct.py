@@ -29,10 +29,11 @@ from redline.console.tool_calls import tool_calls
 from redline.corrections import service as corrections
 from redline.corrections.models import Correction
 from redline.db import Database
+from redline.db.paging import MAX_LIMIT
 from redline.errors import NotFound, RedlineError
 from redline.groups import service as groups
 from redline.identity.service import Actor
-from redline.paging import MAX_LIMIT
+from redline.queues.expert import correcting
 from redline.traces import service as traces
 from redline.traces.service import RunView
 
@@ -169,7 +170,7 @@ def correct_run(
     try:
         body = to_correction(form, str(run_id))
         with db.write() as session:
-            corrections.create(session, who.actor, body)
+            correcting.create(session, who.actor, body)
     except RedlineError as refused:
         return _render(request, db, who, run_id, form, error=refused.message, status_code=refused.status)
     return RedirectResponse(f"/ui/traces/{run_id}/correct?saved=true", status_code=303)

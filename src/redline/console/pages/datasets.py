@@ -20,10 +20,10 @@ from redline.console.paging import CursorQuery, Search, SearchQuery, id_page_lin
 from redline.console.session import SignedIn
 from redline.datasets import service as datasets
 from redline.datasets.schemas import DatasetIn
-from redline.db import path_id
 from redline.errors import RedlineError
 from redline.identity.service import holds, visible_projects
 from redline.jsonio import dumps_text
+from redline.web.addresses import path_id
 
 router = APIRouter()
 

@@ -21,8 +21,8 @@ from redline.console.projects import choose_project
 from redline.console.session import SignedIn
 from redline.console.settings_area import settings_page
 from redline.db import Database
+from redline.db.id_pages import MAX_LIMIT
 from redline.errors import RedlineError
-from redline.idpages import MAX_LIMIT
 from redline.reviews import service as reviews
 from redline.reviews.models import ReviewKey
 from redline.reviews.schemas import REVIEW_TYPES, ReviewKeyChange, ReviewKeyIn

@@ -1,6 +1,6 @@
 """Corrections › Rules: the project's queue rules, each picking completed runs for people to correct as
 they end, in the words of corrections-reference.txt (`rule_words`); making, changing (each change a new
-version), reading the history of and stopping them through `queues.expertrules`, as
+version), reading the history of and stopping them through `queues.expert_rules`, as
 /v1/projects/{id}/queue-rules does.
 
 The list pages through the service (a search by name, a sort by name or by runs waiting), its view in
@@ -45,16 +45,18 @@ from redline.console.rule_words import (
     wants_words,
 )
 from redline.console.session import SignedIn
-from redline.db import Database, path_id
+from redline.db import Database
 from redline.errors import Invalid, RedlineError
 from redline.groups import service as groups
-from redline.queues import expertrules
-from redline.queues.expertrules import PREVIEW_LAST, PreviewAsk, RuleView, VersionView
+from redline.identity.service import principal_names
+from redline.queues.expert import rules as expert_rules
+from redline.queues.expert.group_views import WantedGroupView
+from redline.queues.expert.rules import PREVIEW_LAST, PreviewAsk, RuleView, VersionView
+from redline.queues.matching import PINNED
 from redline.queues.models import QueueRule
-from redline.queues.rules import PINNED
-from redline.queues.screen import principal_names
 from redline.traces import service as traces
 from redline.traces.models import Agent
+from redline.web.addresses import path_id
 
 router = APIRouter()
 TAB = "rules"
@@ -199,7 +201,7 @@ def _preview(
             last=PREVIEW_LAST,
             rule_id=rule.rule_id if rule is not None else None,
         )
-        return preview_sentence(expertrules.preview(session, who.actor, project_id, asked), sample)
+        return preview_sentence(expert_rules.preview(session, who.actor, project_id, asked), sample)
     except RedlineError as error:
         return error.message
 
@@ -216,7 +218,7 @@ def _share_sentence(form: RuleForm) -> str:
 
 def _names(
     session: Session, who: SignedIn, project_id: uuid.UUID, rules: list[QueueRule]
-) -> tuple[Names, list[Agent], list[groups.GroupView]]:
+) -> tuple[Names, list[Agent], list[WantedGroupView]]:
     """The names the rules' words need, the project's agents (the editor's choices) and the live groups
     that apply to its runs (what a rule may want)."""
     agents = traces.list_agents(session, who.actor, project_id)
@@ -258,7 +260,7 @@ def _sort(asked: str | None) -> tuple[str, bool, str]:
 
 def _picked(query: QueryParams, name: str) -> uuid.UUID | None:
     value = query.get(name)
-    return None if value in (None, "", "new") else path_id(value, "queue-rule", expertrules.rule_not_found)
+    return None if value in (None, "", "new") else path_id(value, "queue-rule", expert_rules.rule_not_found)
 
 
 def _history(
@@ -270,7 +272,7 @@ def _history(
     names: Names,
 ) -> tuple[list[VersionRow], str | None]:
     """A page of the rule's versions, newest first, each with what it changed in words."""
-    page = expertrules.versions(session, who.actor, project_id, rule_id, limit=HISTORY_SIZE, cursor=cursor)
+    page = expert_rules.versions(session, who.actor, project_id, rule_id, limit=HISTORY_SIZE, cursor=cursor)
     by = principal_names(session, [view.rule.created_by for view in page.items if view.rule.created_by])
     group_ids = {
         uuid.UUID(value)
@@ -314,7 +316,7 @@ def show(
     may_write = choice.may("write")
     context: dict[str, Any] = {}
     with db.read() as session:
-        page = expertrules.list_rules(
+        page = expert_rules.list_rules(
             session,
             who.actor,
             project_id,
@@ -325,7 +327,7 @@ def show(
             descending=descending,
         )
         opened = {
-            ident: expertrules.get_rule(session, who.actor, project_id, ident)
+            ident: expert_rules.get_rule(session, who.actor, project_id, ident)
             for ident in (edited, history_of, removing)
             if ident is not None
         }
@@ -411,7 +413,7 @@ def create_rule(
     try:
         project_id = path_id(project, "project")
         with db.write() as session:
-            made = expertrules.create_rule(session, who.actor, project_id, form.fields({})).rule.name
+            made = expert_rules.create_rule(session, who.actor, project_id, form.fields({})).rule.name
     except RedlineError as error:
         return _refused(request, who, db, project, view, error, form)
     return ended(TAB, project, view, PASSING, "created", ("name", made))
@@ -430,12 +432,12 @@ def change_rule(
     """A new version with what the form changed; none when it changed nothing."""
     try:
         project_id = path_id(project, "project")
-        ident = path_id(rule_id, "queue-rule", expertrules.rule_not_found)
+        ident = path_id(rule_id, "queue-rule", expert_rules.rule_not_found)
         with db.write() as session:
-            rule = expertrules.get_rule(session, who.actor, project_id, ident).rule
+            rule = expert_rules.get_rule(session, who.actor, project_id, ident).rule
             changes = _changed(rule, form.fields(rule.when))
             if changes:
-                rule = expertrules.update_rule(session, who.actor, project_id, ident, changes).rule
+                rule = expert_rules.update_rule(session, who.actor, project_id, ident, changes).rule
             name, version = rule.name, str(rule.version)
     except RedlineError as error:
         return _refused(request, who, db, project, view, error, form)
@@ -449,9 +451,9 @@ def remove_rule(
 ) -> Response:
     try:
         project_id = path_id(project, "project")
-        ident = path_id(rule_id, "queue-rule", expertrules.rule_not_found)
+        ident = path_id(rule_id, "queue-rule", expert_rules.rule_not_found)
         with db.write() as session:
-            removed = expertrules.unregister(session, who.actor, project_id, ident).name
+            removed = expert_rules.unregister(session, who.actor, project_id, ident).name
     except RedlineError as error:
         return _refused(request, who, db, project, view, error)
     return ended(TAB, project, view, PASSING, "removed", ("name", removed))
@@ -465,8 +467,8 @@ def preview(request: Request, who: Viewer, db: Db, project: str, rule: str | Non
     project_id = path_id(project, "project")
     with db.read() as session:
         current = (
-            expertrules.get_rule(
-                session, who.actor, project_id, path_id(rule, "queue-rule", expertrules.rule_not_found)
+            expert_rules.get_rule(
+                session, who.actor, project_id, path_id(rule, "queue-rule", expert_rules.rule_not_found)
             ).rule
             if rule
             else None

@@ -27,16 +27,16 @@ from redline.console.notices import see_other
 from redline.console.paging import Cursor, CursorQuery, SearchQuery, id_page_links
 from redline.console.session import SignedIn
 from redline.datasets import service as datasets
-from redline.db import path_id
 from redline.errors import Invalid, RedlineError
 from redline.identity.service import Actor, holds, visible_projects
-from redline.queues import navigation, reviewing, screen
-from redline.queues import service as queues
-from redline.queues.schemas import QueueChange, QueueIn, ReviewValue
+from redline.queues.annotation import navigation, reviewing, screen
+from redline.queues.annotation import service as queues
+from redline.queues.annotation.schemas import QueueChange, QueueIn, ReviewValue
 from redline.reviews import annotate
 from redline.reviews import service as review_keys
 from redline.reviews.schemas import ValueIn
 from redline.reviews.values import number_text
+from redline.web.addresses import path_id
 
 router = APIRouter()
 

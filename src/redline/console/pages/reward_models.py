@@ -17,6 +17,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Query, Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from redline.console import traces_listing as listing
 from redline.console.areas import Area
 from redline.console.deps import Changer, Db, Viewer
 from redline.console.forms import refusal
@@ -26,15 +27,14 @@ from redline.console.pages.traces import HAS_FILTERS, STATUSES
 from redline.console.paging import offset_page_links
 from redline.console.session import SignedIn
 from redline.console.trace_filters import FILTER_PARAMS
+from redline.db.id_pages import MAX_LIMIT
 from redline.errors import RedlineError
 from redline.identity.service import holds, visible_projects
-from redline.idpages import MAX_LIMIT
 from redline.learning import figures
 from redline.learning import service as learning
 from redline.learning.models import FeedbackAssessment
 from redline.learning.prompts import call_line
-from redline.queues import service as queues
-from redline.traces import listing
+from redline.queues.annotation import service as queues
 
 router = APIRouter()
 PAIRS_PER_PAGE = 25

@@ -39,13 +39,13 @@ from redline.corrections import tofix
 from redline.corrections.models import Correction
 from redline.corrections.schemas import CorrectionChange
 from redline.corrections.workflow import NOT_FIXED, Change
-from redline.db import Database, path_id
+from redline.db import Database
+from redline.db.id_pages import IdPage
 from redline.errors import RedlineError
-from redline.identity.service import Actor
-from redline.idpages import IdPage
-from redline.queues.screen import principal_names
+from redline.identity.service import Actor, principal_names
 from redline.sentences import counted, short
 from redline.traces import service as traces
+from redline.web.addresses import path_id
 
 router = APIRouter()
 TAB = "to-fix"

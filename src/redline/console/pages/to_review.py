@@ -29,19 +29,21 @@ from redline.console.paging import Cursor, PageLinks, id_page_links
 from redline.console.projects import ProjectChoice
 from redline.console.rendering import moment
 from redline.console.session import SignedIn
-from redline.db import Database, path_id
+from redline.db import Database
+from redline.db.paging import MAX_LIMIT
 from redline.errors import Invalid, RedlineError
 from redline.groups import service as groups
-from redline.identity.service import Actor
-from redline.paging import MAX_LIMIT
-from redline.queues import expert, expertqueue, expertrules
-from redline.queues.expert import CORRECTED, DISMISSED, ERASED, OPEN
-from redline.queues.expertqueue import ItemView, QueueFilters
-from redline.queues.screen import principal_names
+from redline.identity.service import Actor, principal_names
+from redline.queues.expert import engine as expert
+from redline.queues.expert import listing as expert_listing
+from redline.queues.expert import rules as expert_rules
+from redline.queues.expert.engine import CORRECTED, DISMISSED, ERASED, OPEN
+from redline.queues.expert.listing import ItemView, QueueFilters
 from redline.sentences import counted, short
 from redline.traces import service as traces
 from redline.traces.models import Agent
 from redline.traces.openings import openings
+from redline.web.addresses import path_id
 
 router = APIRouter()
 TAB = "to-review"
@@ -249,10 +251,10 @@ def _rule_choices(
 ) -> list[tuple[str, str]]:
     """The project's live rules to filter by, and the chosen one even when it was removed since (its runs
     stay in the queue)."""
-    live = expertrules.list_rules(session, actor, project_id, limit=MAX_LIMIT).items
+    live = expert_rules.list_rules(session, actor, project_id, limit=MAX_LIMIT).items
     choices = [(str(view.rule.rule_id), view.rule.name) for view in live]
     if chosen is not None and all(rule_id != str(chosen) for rule_id, _ in choices):
-        choices.append((str(chosen), expertrules.get_rule(session, actor, project_id, chosen).rule.name))
+        choices.append((str(chosen), expert_rules.get_rule(session, actor, project_id, chosen).rule.name))
     return choices
 
 
@@ -266,7 +268,7 @@ def show(
         return section_page(request, who, TAB, choice, said)
     project_id = choice.project.id
     with db.read() as session:
-        page = expertqueue.page_items(
+        page = expert_listing.page_items(
             session,
             who.actor,
             project_id,
@@ -277,7 +279,7 @@ def show(
         )
         others = None
         if view.whose == "me" and view.show == "waiting":
-            waiting = expertqueue.waiting_for_others(
+            waiting = expert_listing.waiting_for_others(
                 session, who.actor, project_id, view.filters(for_me=False)
             )
             others = others_words(waiting)

@@ -23,18 +23,18 @@ from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import Response
 
+from redline.console import traces_listing as listing
 from redline.console.added_words import Kind, added_sentence, missed_sentence
 from redline.console.deps import Changer, Db
 from redline.console.formview import view_query
 from redline.console.notices import see_other
 from redline.console.trace_filters import filters_from
 from redline.datasets import service as datasets
-from redline.db import path_id
+from redline.db.id_pages import MAX_LIMIT
 from redline.identity.service import Actor, holds, visible_projects
-from redline.idpages import MAX_LIMIT
-from redline.queues import service as queues
-from redline.traces import listing
+from redline.queues.annotation import service as queues
 from redline.traces.selection import Added
+from redline.web.addresses import path_id
 
 router = APIRouter()
 

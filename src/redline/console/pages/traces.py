@@ -25,6 +25,7 @@ from redline.annotations import service as annotation_service
 from redline.annotations.document import feedback_fields
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
+from redline.console import traces_listing as listing
 from redline.console.areas import Area
 from redline.console.credit import heatmap
 from redline.console.deps import Changer, Db, Viewer
@@ -33,10 +34,9 @@ from redline.console.pages.review import ReviewSave
 from redline.console.pages.trace_actions import action_bar, said
 from redline.console.paging import cursor_url
 from redline.console.trace_filters import filter_values, filters_from
-from redline.db import path_id
+from redline.db.id_pages import MAX_LIMIT
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, holds, project_role, visible_projects
-from redline.idpages import MAX_LIMIT
 from redline.learning import scoring
 from redline.reviews import annotate
 from redline.reviews import service as review_keys
@@ -45,10 +45,10 @@ from redline.reviews.said import Said, own_value, said_about
 from redline.reviews.schemas import ValueIn
 from redline.reviews.values import number_text
 from redline.sentences import counted, listed
-from redline.traces import listing
 from redline.traces import service as traces
 from redline.traces.models import Step
 from redline.traces.service import RunView
+from redline.web.addresses import path_id
 
 router = APIRouter()
 

@@ -38,9 +38,10 @@ from redline.errors import RedlineError
 from redline.groups import service as groups
 from redline.groups.models import CorrectorGroup
 from redline.groups.schemas import GroupChange, GroupIn
-from redline.groups.service import GroupView
 from redline.identity.models import Project
 from redline.identity.service import REVIEWER_ROLES
+from redline.queues.expert import group_views
+from redline.queues.expert.group_views import WantedGroupView
 from redline.sentences import counted
 from redline.traces import service as traces
 from redline.traces.models import Agent
@@ -73,7 +74,7 @@ DONE = {
 class GroupRow:
     """A group as the page words it."""
 
-    view: GroupView
+    view: WantedGroupView
     counts: str
     applies: str
     given_by: str
@@ -134,7 +135,7 @@ def given_by_words(group: CorrectorGroup) -> str:
     return "Only " + ", and only ".join(parts)
 
 
-def wanted_sentence(view: GroupView) -> str | None:
+def wanted_sentence(view: WantedGroupView) -> str | None:
     """What removing the group leaves waiting: the rules that want its correction, by name."""
     names = [rule.name for rule in view.wanted_by]
     if not names:
@@ -335,7 +336,7 @@ def create_group(
         except ValidationError as error:
             raise unparsed(error) from None
         with db.write() as session:
-            made = groups.create(session, who.actor, body).group.name
+            made = group_views.create(session, who.actor, body).group.name
     except RedlineError as error:
         return _refused(request, who, db, project, view, error, form.typed())
     return ended(TAB, project, view, PASSING, "created", ("name", made))
@@ -365,7 +366,7 @@ def change_group(
         except ValidationError as error:
             raise unparsed(error) from None
         with db.write() as session:
-            changed = groups.change(session, who.actor, group_id, body).group.name
+            changed = group_views.change(session, who.actor, group_id, body).group.name
     except RedlineError as error:
         return _refused(request, who, db, project, view, error, form.typed())
     return ended(TAB, project, view, PASSING, "changed", ("name", changed))
@@ -377,7 +378,7 @@ def remove_group(
 ) -> Response:
     try:
         with db.write() as session:
-            view_after = groups.remove(session, who.actor, group_id)
+            view_after = group_views.remove(session, who.actor, group_id)
             removed, wanted = view_after.group.name, [rule.name for rule in view_after.wanted_by]
     except RedlineError as error:
         return _refused(request, who, db, project, view, error)

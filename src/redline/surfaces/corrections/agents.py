@@ -12,11 +12,12 @@ from redline.identity.service import Actor
 from redline.jsonio import iso
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
-from redline.surfaces.corrections.wire import path_id, project_id
+from redline.surfaces.corrections.wire import project_id
 from redline.surfaces.responses import JSONBody
 from redline.traces import service as traces
 from redline.traces.models import Agent, AgentVersion
 from redline.traces.schemas import PinIn, WireModel
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix="/v1", tags=["agents"], responses=ERROR_RESPONSES)
 

@@ -8,9 +8,9 @@ from fastapi import APIRouter, Depends, Query
 
 from redline.audit import service as audit
 from redline.db import Database
+from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.identity.service import Actor
 from redline.jsonio import iso
-from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
 from redline.surfaces.corrections.wire import page_body, project_id, query_list, query_time

@@ -10,19 +10,21 @@ from sqlalchemy.orm import Session
 
 from redline.corrections import service as corrections
 from redline.corrections import testruns
-from redline.corrections.export import correction_dict, with_run_copies
 from redline.corrections.schemas import CorrectionChange, CorrectionIn, TestRunIn
+from redline.corrections.wire import correction_dict, with_run_copies
 from redline.corrections.workflow import Change
 from redline.db import Database
+from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.errors import Invalid
 from redline.identity.service import Actor
 from redline.jsonio import iso
-from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
+from redline.queues.expert import correcting
 from redline.surfaces.auth import BearerSecret, current_actor, database
 from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once, answer_once_for_bearer
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list, query_time
+from redline.surfaces.corrections.wire import page_body, project_id, query_id, query_list, query_time
 from redline.surfaces.responses import JSONBody
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix="/v1", tags=["corrections"], responses=ERROR_RESPONSES)
 
@@ -96,7 +98,7 @@ def create_correction(
     body: CorrectionIn, secret: BearerSecret, db: DatabaseDep, key: IdempotencyKey = None
 ) -> JSONBody:
     def work(session: Session, actor: Actor) -> tuple[int, object]:
-        return 201, correction_dict(corrections.create(session, actor, body))
+        return 201, correction_dict(correcting.create(session, actor, body))
 
     sent = body.model_dump(mode="json", exclude_unset=True)
     return answer_once_for_bearer(db, secret, key, "POST /v1/corrections", sent, work)
@@ -183,7 +185,7 @@ def remove_correction(
     ident = path_id(correctionId, "correction")
 
     def work(session: Session) -> tuple[int, object]:
-        corrections.remove(session, actor, ident)
+        correcting.remove(session, actor, ident)
         return 200, {"correctionId": str(ident), "unregistered": True}
 
     return answer_once(db, actor, key, f"POST /v1/corrections/{ident}/unregister", None, work)

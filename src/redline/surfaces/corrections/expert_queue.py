@@ -10,15 +10,17 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from redline.db import Database
+from redline.db.paging import DEFAULT_LIMIT
 from redline.identity.service import Actor
-from redline.paging import DEFAULT_LIMIT
-from redline.queues import expert, expertqueue
+from redline.queues.expert import engine as expert
+from redline.queues.expert import listing as expert_listing
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list, query_time
+from redline.surfaces.corrections.wire import page_body, project_id, query_id, query_list, query_time
 from redline.surfaces.responses import JSONBody
 from redline.traces.schemas import StrictWireModel
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix="/v1", tags=["expert queue"], responses=ERROR_RESPONSES)
 
@@ -60,7 +62,7 @@ def list_items(
     cursor: str | None = None,
 ) -> JSONBody:
     project = project_id(projectId)
-    filters = expertqueue.QueueFilters(
+    filters = expert_listing.QueueFilters(
         states=query_list(state),
         rule_id=query_id(rule_id, "ruleId"),
         agent_id=query_id(agent_id, "agentId"),
@@ -70,8 +72,8 @@ def list_items(
         closed_after=query_time(closed_after, "closedAfter"),
     )
     with db.read() as session:
-        page, total = expertqueue.list_items(session, actor, project, filters, limit=limit, cursor=cursor)
-        items = [expertqueue.item_dict(view) for view in page.items]
+        page, total = expert_listing.list_items(session, actor, project, filters, limit=limit, cursor=cursor)
+        items = [expert_listing.item_dict(view) for view in page.items]
     return JSONBody({**page_body(page, items), "total": total})
 
 
@@ -93,7 +95,7 @@ def dismiss(
 
     def work(session: Session) -> tuple[int, object]:
         item = expert.dismiss(session, actor, project, run, reason)
-        return 200, expertqueue.item_dict(expertqueue.item_view(session, actor, item))
+        return 200, expert_listing.item_dict(expert_listing.item_view(session, actor, item))
 
     sent = body.model_dump(mode="json", exclude_unset=True) if body is not None else None
     return answer_once(db, actor, key, f"POST /v1/projects/{project}/expert-queue/{run}/dismiss", sent, work)
@@ -115,6 +117,6 @@ def reopen(
 
     def work(session: Session) -> tuple[int, object]:
         item = expert.reopen(session, actor, project, run)
-        return 200, expertqueue.item_dict(expertqueue.item_view(session, actor, item))
+        return 200, expert_listing.item_dict(expert_listing.item_view(session, actor, item))
 
     return answer_once(db, actor, key, f"POST /v1/projects/{project}/expert-queue/{run}/reopen", None, work)

@@ -12,10 +12,10 @@ from fastapi import APIRouter, Depends, Query
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from redline.corrections import exportlog
+from redline.corrections import export_log
 from redline.corrections import service as corrections
-from redline.corrections.export import FORMATS, MEDIA_TYPES, csv_header
-from redline.corrections.exporting import encoded_pages
+from redline.corrections.export_pages import encoded_pages
+from redline.corrections.wire import FORMATS, MEDIA_TYPES, csv_header
 from redline.db import Database
 from redline.errors import Forbidden, Invalid, NotFound
 from redline.identity.service import Actor, require_project_role
@@ -63,7 +63,7 @@ def export_corrections(
                     details={"projectId": str(filters.project_id)},
                 ) from None
         # Written before the first row: an export that can't be recorded is a 500 and sends nothing.
-        export_id = exportlog.started(session, actor, filters, format)
+        export_id = export_log.started(session, actor, filters, format)
     pages = encoded_pages(db, actor, filters, format)
     chunks = _stream(
         db, actor, filters, pages, header=csv_header() if format == "csv" else b"", export_id=export_id
@@ -129,4 +129,4 @@ def _record_end(
     outcome: str,
 ) -> None:
     with db.write() as session:
-        exportlog.ended(session, actor, filters, export_id, rows, outcome)
+        export_log.ended(session, actor, filters, export_id, rows, outcome)

@@ -9,17 +9,19 @@ from fastapi import APIRouter, Depends, Query
 from sqlalchemy.orm import Session
 
 from redline.db import Database
+from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.groups import service as groups
 from redline.groups.schemas import GroupChange, GroupIn
-from redline.groups.service import GroupView, WantingRule
 from redline.identity.service import Actor
 from redline.jsonio import iso
-from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
+from redline.queues.expert import group_views
+from redline.queues.expert.group_views import WantedGroupView, WantingRule
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, path_id, query_id
+from redline.surfaces.corrections.wire import page_body, query_id
 from redline.surfaces.responses import JSONBody
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix="/v1", tags=["corrector groups"], responses=ERROR_RESPONSES)
 
@@ -28,7 +30,7 @@ DatabaseDep = Annotated[Database, Depends(database)]
 KIND = "corrector-group"
 
 
-def _scope(view: GroupView) -> dict[str, str]:
+def _scope(view: WantedGroupView) -> dict[str, str]:
     group = view.group
     if group.scope_kind == groups.WORKSPACE:
         return {"kind": groups.TENANT}
@@ -38,7 +40,7 @@ def _scope(view: GroupView) -> dict[str, str]:
     return scope
 
 
-def _assertable_by(view: GroupView) -> dict[str, Any] | None:
+def _assertable_by(view: WantedGroupView) -> dict[str, Any] | None:
     """The restriction; whom it names only for admins of the group's scope, how many for the others."""
     restriction = view.group.assertable_by
     if restriction is None:
@@ -53,7 +55,7 @@ def _wanted_by(rules: list[WantingRule]) -> list[dict[str, str]]:
     return [{"ruleId": str(rule.rule_id), "name": rule.name} for rule in rules]
 
 
-def group_dict(view: GroupView) -> dict[str, Any]:
+def group_dict(view: WantedGroupView) -> dict[str, Any]:
     group = view.group
     body: dict[str, Any] = {
         "id": str(group.id),
@@ -83,7 +85,7 @@ def group_dict(view: GroupView) -> dict[str, Any]:
 )
 def create_group(body: GroupIn, actor: ActorDep, db: DatabaseDep, key: IdempotencyKey = None) -> JSONBody:
     def work(session: Session) -> tuple[int, object]:
-        return 201, group_dict(groups.create(session, actor, body))
+        return 201, group_dict(group_views.create(session, actor, body))
 
     return answer_once(
         db, actor, key, "POST /v1/corrector-groups", body.model_dump(mode="json", exclude_unset=True), work
@@ -122,7 +124,7 @@ def list_groups(
         agent_id=query_id(agent_id, "agentId"),
     )
     with db.read() as session:
-        page = groups.list_groups(session, actor, filters, limit=limit, cursor=cursor)
+        page = group_views.list_groups(session, actor, filters, limit=limit, cursor=cursor)
         items = [group_dict(view) for view in page.items]
     return JSONBody(page_body(page, items))
 
@@ -130,7 +132,7 @@ def list_groups(
 @router.get("/corrector-groups/{correctorGroupId}", summary="One corrector group, live or removed")
 def get_group(correctorGroupId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
     with db.read() as session:
-        body = group_dict(groups.get(session, actor, path_id(correctorGroupId, KIND)))
+        body = group_dict(group_views.get(session, actor, path_id(correctorGroupId, KIND)))
     return JSONBody(body)
 
 
@@ -149,7 +151,7 @@ def change_group(
     ident = path_id(correctorGroupId, KIND)
 
     def work(session: Session) -> tuple[int, object]:
-        return 200, group_dict(groups.change(session, actor, ident, body))
+        return 200, group_dict(group_views.change(session, actor, ident, body))
 
     operation = f"PATCH /v1/corrector-groups/{ident}"
     return answer_once(db, actor, key, operation, body.model_dump(mode="json", exclude_unset=True), work)
@@ -169,7 +171,7 @@ def remove_group(
     ident = path_id(correctorGroupId, KIND)
 
     def work(session: Session) -> tuple[int, object]:
-        view = groups.remove(session, actor, ident)
+        view = group_views.remove(session, actor, ident)
         return 200, {
             "correctorGroupId": str(ident),
             "unregistered": True,

@@ -9,16 +9,17 @@ from pydantic import Field
 from starlette.responses import Response
 
 from redline.db import Database
+from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT, page_of_sorted
 from redline.identity import service as identity
 from redline.identity.models import Membership, Principal, Project, Token
 from redline.identity.service import Actor, PrincipalKind, ProjectRole, ReviewerRole
 from redline.jsonio import iso
-from redline.paging import DEFAULT_LIMIT, MAX_LIMIT, page_of_sorted
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, path_id, project_id
+from redline.surfaces.corrections.wire import page_body, project_id
 from redline.surfaces.responses import JSONBody
 from redline.traces.schemas import WireModel
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix="/v1", tags=["identity"], responses=ERROR_RESPONSES)
 

@@ -12,9 +12,9 @@ from pydantic import AwareDatetime
 from sqlalchemy.orm import Session
 
 from redline.db import Database
+from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.identity.service import Actor
-from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
-from redline.queues import expertrules
+from redline.queues.expert import rules as expert_rules
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
@@ -76,8 +76,8 @@ def list_rules(
 ) -> JSONBody:
     project = project_id(projectId)
     with db.read() as session:
-        page = expertrules.list_rules(session, actor, project, limit=limit, cursor=cursor)
-        items = [expertrules.view_dict(view) for view in page.items]
+        page = expert_rules.list_rules(session, actor, project, limit=limit, cursor=cursor)
+        items = [expert_rules.view_dict(view) for view in page.items]
     return JSONBody(page_body(page, items))
 
 
@@ -97,7 +97,7 @@ def create_rule(
     project = project_id(projectId)
 
     def work(session: Session) -> tuple[int, object]:
-        return 201, expertrules.view_dict(expertrules.create_rule(session, actor, project, _sent(body)))
+        return 201, expert_rules.view_dict(expert_rules.create_rule(session, actor, project, _sent(body)))
 
     sent = body.model_dump(mode="json", by_alias=True, exclude_unset=True)
     return answer_once(db, actor, key, f"POST /v1/projects/{project}/queue-rules", sent, work)
@@ -118,7 +118,7 @@ def preview(
     include_dry_runs: Annotated[bool | None, Query(alias="includeDryRuns")] = None,
     sample: Annotated[float | None, Query(description="The share of matches, 0 < s ≤ 1")] = None,
     last: Annotated[int, Query(description="How many of the newest runs, up to 500")] = (
-        expertrules.PREVIEW_LAST
+        expert_rules.PREVIEW_LAST
     ),
     rule_id: Annotated[
         str | None, Query(alias="ruleId", description="Sample as this rule does (its when, without any)")
@@ -131,11 +131,11 @@ def preview(
     }
     if include_dry_runs is not None:
         when["includeDryRuns"] = include_dry_runs
-    asked = expertrules.PreviewAsk(
+    asked = expert_rules.PreviewAsk(
         when=when or None, sample=sample, last=last, rule_id=query_id(rule_id, "ruleId")
     )
     with db.read() as session:
-        found = expertrules.preview(session, actor, project, asked)
+        found = expert_rules.preview(session, actor, project, asked)
     return JSONBody({"considered": found.considered, "matched": found.matched, "estimate": found.estimate})
 
 
@@ -143,7 +143,7 @@ def preview(
 def get_rule(projectId: str, ruleId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
     project, rule = rule_path(projectId, ruleId)
     with db.read() as session:
-        body = expertrules.view_dict(expertrules.get_rule(session, actor, project, rule))
+        body = expert_rules.view_dict(expert_rules.get_rule(session, actor, project, rule))
     return JSONBody(body)
 
 
@@ -163,7 +163,9 @@ def update_rule(
     project, rule = rule_path(projectId, ruleId)
 
     def work(session: Session) -> tuple[int, object]:
-        return 200, expertrules.view_dict(expertrules.update_rule(session, actor, project, rule, _sent(body)))
+        return 200, expert_rules.view_dict(
+            expert_rules.update_rule(session, actor, project, rule, _sent(body))
+        )
 
     sent = body.model_dump(mode="json", by_alias=True, exclude_unset=True)
     return answer_once(db, actor, key, f"PATCH /v1/projects/{project}/queue-rules/{rule}", sent, work)
@@ -183,8 +185,8 @@ def rule_versions(
 ) -> JSONBody:
     project, rule = rule_path(projectId, ruleId)
     with db.read() as session:
-        page = expertrules.versions(session, actor, project, rule, limit=limit, cursor=cursor)
-        items = [expertrules.version_dict(view) for view in page.items]
+        page = expert_rules.versions(session, actor, project, rule, limit=limit, cursor=cursor)
+        items = [expert_rules.version_dict(view) for view in page.items]
     return JSONBody(page_body(page, items))
 
 
@@ -203,7 +205,7 @@ def unregister_rule(
     project, rule = rule_path(projectId, ruleId)
 
     def work(session: Session) -> tuple[int, object]:
-        expertrules.unregister(session, actor, project, rule)
+        expert_rules.unregister(session, actor, project, rule)
         return 200, {"ruleId": str(rule), "unregistered": True}
 
     return answer_once(
@@ -228,7 +230,7 @@ def queue_recent(
     asked = body or QueueRecentIn()
 
     def work(session: Session) -> tuple[int, object]:
-        outcome = expertrules.queue_recent(session, actor, project, rule, last=asked.last, since=asked.since)
+        outcome = expert_rules.queue_recent(session, actor, project, rule, last=asked.last, since=asked.since)
         return 200, {
             "queued": outcome.queued,
             "alreadyQueued": outcome.already_queued,

@@ -11,8 +11,8 @@ from fastapi import APIRouter, Depends, Query
 
 from redline.db import Database
 from redline.identity.service import Actor
+from redline.queues.tallies import day_of
 from redline.stats import results, trends
-from redline.stats.tallies import day_of
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
 from redline.surfaces.corrections.wire import project_id, query_time, rule_path

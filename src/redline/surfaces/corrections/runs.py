@@ -8,19 +8,20 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
-from redline import metrics
 from redline.db import Database
+from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.errors import Invalid
 from redline.identity.service import Actor
 from redline.ingest import runs as ingest
-from redline.paging import DEFAULT_LIMIT, MAX_LIMIT
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, path_id, project_id, query_id, query_list, query_time
+from redline.surfaces.corrections.wire import page_body, project_id, query_id, query_list, query_time
 from redline.surfaces.responses import JSONBody
 from redline.traces import service as traces
 from redline.traces.native import run_to_dict
 from redline.traces.schemas import RUN_STATUSES, RunBatchIn, RunIn
+from redline.web import metrics
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=ERROR_RESPONSES)
 

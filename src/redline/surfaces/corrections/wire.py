@@ -7,10 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from redline.db import in_utc
-from redline.db import path_id as path_id
+from redline.db.paging import Page
 from redline.errors import Invalid
-from redline.paging import Page
-from redline.queues import expertrules
+from redline.queues.expert import rules as expert_rules
+from redline.web.addresses import path_id
 
 
 def project_id(value: str) -> uuid.UUID:
@@ -23,7 +23,7 @@ def project_id(value: str) -> uuid.UUID:
 
 def rule_path(project: str, rule: str) -> tuple[uuid.UUID, uuid.UUID]:
     """The project and queue rule a `/v1/projects/{projectId}/queue-rules/{ruleId}…` path names."""
-    return project_id(project), path_id(rule, "queue-rule", expertrules.rule_not_found)
+    return project_id(project), path_id(rule, "queue-rule", expert_rules.rule_not_found)
 
 
 def query_id(value: str | None, field: str) -> uuid.UUID | None:

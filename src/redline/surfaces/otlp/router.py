@@ -20,7 +20,6 @@ from fastapi import APIRouter, Header, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from redline import metrics
 from redline.db import Database, is_transient
 from redline.errors import Invalid, RedlineError, Unauthenticated
 from redline.identity import service as identity
@@ -33,6 +32,7 @@ from redline.surfaces.otlp import wire
 from redline.surfaces.otlp.paths import LOGS_PATH, METRICS_PATH, TRACES_PATH
 from redline.surfaces.otlp.throttle import SpanRate, TryLater, store_unavailable
 from redline.traces.otlp.decode import read_spans, refusal, rejection_message
+from redline.web import metrics
 
 log = logging.getLogger("redline.otlp")
 

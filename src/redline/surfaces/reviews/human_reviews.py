@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from redline.db import Database
+from redline.db.id_pages import DEFAULT_LIMIT
 from redline.errors import Invalid
 from redline.identity.service import Actor
-from redline.idpages import DEFAULT_LIMIT
 from redline.reviews import service as reviews
 from redline.reviews.schemas import ReviewKeyChange, ReviewKeyIn
 from redline.surfaces.auth import current_actor, database

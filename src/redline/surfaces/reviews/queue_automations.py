@@ -10,8 +10,8 @@ from starlette.responses import Response
 
 from redline.db import Database
 from redline.identity.service import Actor
-from redline.queues import automations
-from redline.queues.schemas import AutomationChange, AutomationIn
+from redline.queues.annotation import automations
+from redline.queues.annotation.schemas import AutomationChange, AutomationIn
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, automation_dict

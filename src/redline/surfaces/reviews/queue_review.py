@@ -10,8 +10,8 @@ from fastapi import APIRouter, Depends
 from redline.datasets.wire import datapoint_dict
 from redline.db import Database
 from redline.identity.service import Actor
-from redline.queues import navigation, reviewing
-from redline.queues.schemas import AddToDatasetIn, ReviewIn
+from redline.queues.annotation import navigation, reviewing
+from redline.queues.annotation.schemas import AddToDatasetIn, ReviewIn
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, item_dict, place_dict

@@ -9,11 +9,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from redline.jsonio import iso
-from redline.queues.items import WHOLE_TRACE
+from redline.queues.annotation.items import WHOLE_TRACE
+from redline.queues.annotation.navigation import Place
+from redline.queues.annotation.schemas import when_to_filters
+from redline.queues.annotation.service import QueueView
 from redline.queues.models import QueueItem, QueueRule
-from redline.queues.navigation import Place
-from redline.queues.schemas import when_to_filters
-from redline.queues.service import QueueView
 
 
 class ReviewsErrorBody(BaseModel):

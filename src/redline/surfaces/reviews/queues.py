@@ -11,8 +11,8 @@ from starlette.responses import Response
 
 from redline.db import Database
 from redline.identity.service import Actor
-from redline.queues import service as queues
-from redline.queues.schemas import ItemsIn, QueueChange, QueueIn, SpanIdsIn
+from redline.queues.annotation import service as queues
+from redline.queues.annotation.schemas import ItemsIn, QueueChange, QueueIn, SpanIdsIn
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, item_dict, queue_dict

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 from fastapi import Query
 from pydantic import BaseModel, ConfigDict
 
+from redline.db.id_pages import MAX_LIMIT, IdPage
 from redline.errors import NotFound
-from redline.idpages import MAX_LIMIT, IdPage
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="How many, 1 to 200")]
 

@@ -19,10 +19,10 @@ from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.surfaces.auth import BearerSecret, current_actor, database
-from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
 from redline.surfaces.rm.wire import PREFIX, annotation_dict
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
 

@@ -19,10 +19,10 @@ from redline.learning import autoscore, exports, scoring
 from redline.learning import service as learning
 from redline.learning.models import ProjectScoring, RewardModel
 from redline.surfaces.auth import current_actor, database
-from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
 from redline.surfaces.rm.wire import PREFIX, assessment_dict, reward_model_dict, score_dict
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
 

@@ -16,7 +16,6 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from redline import metrics
 from redline.annotations import service as annotation_service
 from redline.annotations.service import TraceCounts
 from redline.config import Settings
@@ -31,7 +30,6 @@ from redline.ingest.otlp import OtlpLimits
 from redline.jsonio import iso
 from redline.learning import scoring
 from redline.surfaces.auth import current_actor, database
-from redline.surfaces.corrections.wire import path_id
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
 from redline.surfaces.rm.wire import (
@@ -51,6 +49,8 @@ from redline.traces.importers.registry import AUTO, Formats
 from redline.traces.otlp.decode import OtlpUnreadable, rejection_message
 from redline.traces.otlp.documents import OTLP_DESCRIPTION, OTLP_FORMAT, export_requests, looks_like_otlp
 from redline.traces.schemas import RunIn
+from redline.web import metrics
+from redline.web.addresses import path_id
 
 router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
 

@@ -17,12 +17,12 @@ from sqlalchemy.orm import Session
 from redline.db import new_id, utcnow
 from redline.errors import Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor
-from redline.queues import ruleversions
+from redline.queues import versions as rule_versions
+from redline.queues.annotation.schemas import FILTER_NAMES, AutomationChange, AutomationIn, filters_to_when
+from redline.queues.annotation.service import queue_for
+from redline.queues.matching import check_sample, check_when
 from redline.queues.models import Queue, QueueRule
-from redline.queues.rules import check_sample, check_when
-from redline.queues.ruleversions import next_version, stop, unknown_producer
-from redline.queues.schemas import FILTER_NAMES, AutomationChange, AutomationIn, filters_to_when
-from redline.queues.service import queue_for
+from redline.queues.versions import next_version, stop, unknown_producer
 
 
 def not_found(actor: Actor, ident: object) -> NotFound:
@@ -64,7 +64,7 @@ def list_automations(session: Session, actor: Actor, queue_id: uuid.UUID) -> lis
     """The queue's live automations (their newest versions), oldest first. A queue has a handful, so
     they come in one list rather than pages."""
     queue = queue_for(session, actor, queue_id, "read")
-    query = select(QueueRule).where(QueueRule.queue_id == queue.id, ruleversions.LIVE)
+    query = select(QueueRule).where(QueueRule.queue_id == queue.id, rule_versions.LIVE)
     return list(session.scalars(query.order_by(QueueRule.created_at, QueueRule.rule_id)))
 
 
@@ -96,7 +96,7 @@ def _latest(session: Session, actor: Actor, queue: Queue, rule_id: uuid.UUID) ->
         select(QueueRule).where(
             QueueRule.rule_id == rule_id,
             QueueRule.queue_id == queue.id,
-            ruleversions.LIVE,
+            rule_versions.LIVE,
         )
     )
     if rule is None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from redline.corrections import service
-from redline.corrections.export import csv_chunk, export_keyset, jsonl_chunk, stores_json_text
+from redline.corrections.wire import csv_chunk, export_keyset, jsonl_chunk, stores_json_text
 from redline.db import Database
 from redline.identity.service import Actor
 

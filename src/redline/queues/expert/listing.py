@@ -22,15 +22,15 @@ from sqlalchemy.orm import Session
 
 from redline.corrections.models import COUNTED, Correction
 from redline.db import in_chunks
+from redline.db.id_pages import IdPage, id_page
+from redline.db.keyset import window
+from redline.db.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
 from redline.errors import Invalid
 from redline.groups import service as groups
 from redline.groups.models import CorrectorGroup
 from redline.identity.service import Actor, holds, project_role, require_project_role
-from redline.idpages import IdPage, id_page
 from redline.jsonio import iso
-from redline.keyset import window
-from redline.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
-from redline.queues.expert import DISMISSED, OPEN, STATES
+from redline.queues.expert.engine import DISMISSED, OPEN, STATES
 from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule
 
 

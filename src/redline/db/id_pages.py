@@ -12,8 +12,8 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from redline.db import parse_id
+from redline.db.keyset import past
 from redline.errors import Invalid
-from redline.keyset import past
 
 T = TypeVar("T")
 V = TypeVar("V")

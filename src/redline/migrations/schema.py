@@ -12,7 +12,6 @@ from redline.jobs import models as job_models
 from redline.learning import models as learning_models
 from redline.queues import models as queue_models
 from redline.reviews import models as review_models
-from redline.stats import models as stats_models
 from redline.traces import models as trace_models
 
 __all__ = [
@@ -28,6 +27,5 @@ __all__ = [
     "learning_models",
     "queue_models",
     "review_models",
-    "stats_models",
     "trace_models",
 ]

@@ -15,13 +15,13 @@ from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.orm import Session
 
 from redline.db import in_chunks, new_id, parse_id, utcnow
+from redline.db.id_pages import IdPage, id_page, named_and_updated_by
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, not_in_workspace
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, check_role, visible_projects, wire_project
-from redline.idpages import IdPage, id_page, named_and_updated_by
-from redline.queues.items import WHOLE_TRACE, delete_items, insert_items, touch_queue
+from redline.queues.annotation.items import WHOLE_TRACE, delete_items, insert_items, touch_queue
+from redline.queues.annotation.schemas import ItemRef, QueueChange, QueueIn
 from redline.queues.models import Queue, QueueItem, QueueReviewKey, QueueRule
-from redline.queues.schemas import ItemRef, QueueChange, QueueIn
 from redline.reviews.models import ReviewKey
 from redline.reviews.targets import span_not_found
 from redline.reviews.traceviews import trace_not_found

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from redline.db import add_to_counts, in_chunks
-from redline.stats.models import RuleResultTally
+from redline.queues.models import RuleResultTally
 
 STATE_MEASURES = ("added", "open", "corrected", "dismissed", "erased")
 SKIPPED_BY_CAP = "skippedByCap"

@@ -21,16 +21,17 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, load_only
 
 from redline.db import new_id, utcnow
+from redline.db.keyset import past
+from redline.db.paging import Page, check_limit, decode_cursor, decode_time_cursor, encode_cursor, time_cursor
 from redline.errors import Conflict, Invalid, NotFound
 from redline.groups import service as groups
 from redline.identity.service import Actor, require_project_role
 from redline.jsonio import is_number, iso
-from redline.keyset import past
-from redline.paging import Page, check_limit, decode_cursor, decode_time_cursor, encode_cursor, time_cursor
-from redline.queues import expert, ruleversions
+from redline.queues import versions as rule_versions
+from redline.queues.expert import engine as expert
+from redline.queues.matching import DEFAULT_STATUS, RunFacts, check_sample, check_when, matches, sampled
 from redline.queues.models import QueueRule, QueueRuleCounter
-from redline.queues.rules import DEFAULT_STATUS, RunFacts, check_sample, check_when, matches, sampled
-from redline.queues.ruleversions import VERSIONED, next_version, stop, unknown_producer
+from redline.queues.versions import VERSIONED, next_version, stop, unknown_producer
 from redline.traces.models import Trace
 from redline.traces.service import RULES_SEE
 
@@ -325,7 +326,7 @@ def list_rules(
         _expert_rules()
         .add_columns(key)
         .join(made, made.c.rule_id == QueueRule.rule_id)
-        .where(ruleversions.LIVE)
+        .where(rule_versions.LIVE)
     )
     if sort == "open":
         query = query.outerjoin(QueueRuleCounter, QueueRuleCounter.rule_id == QueueRule.rule_id)

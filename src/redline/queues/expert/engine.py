@@ -27,9 +27,9 @@ from redline.corrections.models import COUNTED, Correction
 from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Conflict, NotFound
 from redline.identity.service import Actor, require_project_role
+from redline.queues.matching import LiveRule, RunFacts, matches, sampled
 from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule, QueueRuleCounter
-from redline.queues.rules import LiveRule, RunFacts, matches, sampled
-from redline.stats.tallies import RUNS_WITH_CORRECTIONS, SKIPPED_BY_CAP, Bucket, Deltas, day_of
+from redline.queues.tallies import RUNS_WITH_CORRECTIONS, SKIPPED_BY_CAP, Bucket, Deltas, day_of
 from redline.traces.models import Trace
 
 OPEN, CORRECTED, DISMISSED, ERASED = "open", "corrected", "dismissed", "erased"

@@ -18,8 +18,8 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from redline.identity.service import Actor
+from redline.queues.annotation.service import item_of, queue_for
 from redline.queues.models import Queue, QueueItem
-from redline.queues.service import item_of, queue_for
 
 Direction = Literal["current", "next", "previous"]
 

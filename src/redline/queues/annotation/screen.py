@@ -22,12 +22,12 @@ from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
 from redline.db import in_chunks
-from redline.identity.models import Principal, Project
-from redline.identity.service import Actor, holds, project_role
+from redline.identity.models import Project
+from redline.identity.service import Actor, holds, principal_names, project_role
 from redline.jsonio import is_number
+from redline.queues.annotation.navigation import Place, step
+from redline.queues.annotation.service import queue_for, review_keys
 from redline.queues.models import Queue, QueueItem
-from redline.queues.navigation import Place, step
-from redline.queues.service import queue_for, review_keys
 from redline.reviews.models import ReviewKey
 from redline.reviews.said import Said, own_value, said_about
 from redline.traces.attributes import MODEL_ATTRIBUTES, PROVIDER_ATTRIBUTES, text_attribute
@@ -288,15 +288,6 @@ def item_rows(session: Session, items: Sequence[QueueItem]) -> list[ItemRow]:
         )
         for item in items
     ]
-
-
-def principal_names(session: Session, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
-    """Names of principals by id, for showing who did something."""
-    found: dict[uuid.UUID, str] = {}
-    for chunk in in_chunks(list(dict.fromkeys(ids))):
-        rows = session.execute(select(Principal.id, Principal.name).where(Principal.id.in_(chunk)))
-        found.update((principal_id, name) for principal_id, name in rows)
-    return found
 
 
 def progress(session: Session, actor: Actor, queue_id: uuid.UUID) -> tuple[int, int]:

@@ -20,10 +20,11 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, bindparam, func, select
 from sqlalchemy.orm import Session
 
-from redline.queues import expert, ruleversions
-from redline.queues.items import WHOLE_TRACE, insert_items
+from redline.queues import versions as rule_versions
+from redline.queues.annotation.items import WHOLE_TRACE, insert_items
+from redline.queues.expert import engine as expert
+from redline.queues.matching import LiveRule, RunFacts, matches, sampled
 from redline.queues.models import QueueRule
-from redline.queues.rules import LiveRule, RunFacts, matches, sampled
 
 _LIVE_RULE_COLUMNS = (
     QueueRule.rule_id,
@@ -59,7 +60,7 @@ def _stamp(connection: Connection, project_id: uuid.UUID) -> tuple[Any, ...]:
 def _read_live_rules(session: Session, project_id: uuid.UUID) -> list[LiveRule]:
     rows = session.execute(
         select(*_LIVE_RULE_COLUMNS).where(
-            QueueRule.project_id == project_id, ruleversions.LIVE, QueueRule.enabled.is_(True)
+            QueueRule.project_id == project_id, rule_versions.LIVE, QueueRule.enabled.is_(True)
         )
     )
     return [LiveRule(*row) for row in rows]

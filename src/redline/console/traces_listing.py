@@ -21,10 +21,10 @@ from sqlalchemy.orm import Session
 
 from redline.annotations.service import TraceCounts, counts
 from redline.corrections.models import COUNTED, Correction
+from redline.db.keyset import merged, past, window
+from redline.db.paging import check_limit, decode_cursor, encode_cursor
 from redline.errors import Invalid
 from redline.identity.service import Actor, readable_project_ids
-from redline.keyset import merged, past, window
-from redline.paging import check_limit, decode_cursor, encode_cursor
 from redline.sentences import listed
 from redline.traces.counts import has_said, listed_counts
 from redline.traces.models import Agent, Trace

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from redline import metrics
 from redline.db import is_transient
+from redline.web import metrics
 
 
 class HttpMiddleware(ABC):

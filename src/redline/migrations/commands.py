@@ -66,7 +66,7 @@ def revision(engine: Engine, message: str) -> None:
 def drift(engine: Engine) -> list[object]:
     """Differences between the models and the migrated schema; empty when they agree."""
     # Every domain's tables, imported only here: a command that merely opens the store needs only its own.
-    from redline.models import Base
+    from redline.migrations.schema import Base
 
     upgrade(engine)
     with engine.connect() as connection:

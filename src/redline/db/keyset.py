@@ -20,7 +20,7 @@ from typing import Any, TypeAlias, cast
 from sqlalchemy import ColumnElement, Select, literal, select, tuple_, union_all
 from sqlalchemy.sql.elements import UnaryExpression
 
-from redline.wiretext import Column
+from redline.db.wire_text import Column
 
 # A SELECT of any columns: one walk of a list, or the list's merged page.
 Walk: TypeAlias = Select[*tuple[Any, ...]]

@@ -23,8 +23,8 @@ from sqlalchemy.sql.elements import ColumnElement
 from redline import jsonio
 from redline.corrections.models import Correction
 from redline.db import UTCDateTime
+from redline.db.wire_text import stored, time_text, uuid_text
 from redline.jsonio import iso
-from redline.wiretext import stored, time_text, uuid_text
 
 FORMATS = ("csv", "jsonl")
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/jsonl"}

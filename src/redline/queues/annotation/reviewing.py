@@ -17,10 +17,10 @@ from redline.datasets import service as datasets
 from redline.datasets.models import Datapoint
 from redline.errors import Invalid
 from redline.identity.service import Actor
-from redline.queues.items import mark_reviewed
+from redline.queues.annotation.items import mark_reviewed
+from redline.queues.annotation.schemas import ReviewValue
+from redline.queues.annotation.service import item_of, queue_for, review_keys
 from redline.queues.models import QueueItem
-from redline.queues.schemas import ReviewValue
-from redline.queues.service import item_of, queue_for, review_keys
 from redline.reviews.annotate import save_values
 from redline.reviews.schemas import ValueIn
 from redline.reviews.service import key_not_found

@@ -1,0 +1,70 @@
+"""The store: everything between Redline and SQLite or PostgreSQL, and the only place that knows which.
+
+The names here are the store's interface, gathered from the modules that hold them: `engine` (the
+engine, its pragmas and transactions), `types` (portable columns and ids) and `bulk` (many rows at
+once). Paging (`paging`, `id_pages`, `keyset`, `wire_text`), upkeep (`wal_checkpoints`, `backups`) and
+migrations (`migrate`) are imported by module.
+
+Services get a `Session` and may `flush()`, never `commit()`: the transaction is the visible
+`with db.write() as s:` block at the edge (handler, CLI command, job).
+"""
+
+from redline.db.bulk import (
+    IN_LIST_CHUNK,
+    StoredId,
+    StoredIds,
+    Unindexed,
+    add_to_counts,
+    any_of,
+    bulk_insert,
+    execute_many,
+    in_chunks,
+    insert_ignoring_conflicts,
+    insert_missing,
+    pairs_table,
+)
+from redline.db.engine import (
+    SQLITE_WAL_BACKSTOP_PAGES,
+    Database,
+    LockWaits,
+    StillBusy,
+    give_back_space,
+    is_busy,
+    is_transient,
+    make_engine,
+    vacuum_file,
+    writing,
+)
+from redline.db.types import Base, JSONDocument, UTCDateTime, in_utc, new_id, parse_id, utcnow
+
+__all__ = [
+    "IN_LIST_CHUNK",
+    "SQLITE_WAL_BACKSTOP_PAGES",
+    "Base",
+    "Database",
+    "JSONDocument",
+    "LockWaits",
+    "StillBusy",
+    "StoredId",
+    "StoredIds",
+    "UTCDateTime",
+    "Unindexed",
+    "add_to_counts",
+    "any_of",
+    "bulk_insert",
+    "execute_many",
+    "give_back_space",
+    "in_chunks",
+    "in_utc",
+    "insert_ignoring_conflicts",
+    "insert_missing",
+    "is_busy",
+    "is_transient",
+    "make_engine",
+    "new_id",
+    "pairs_table",
+    "parse_id",
+    "utcnow",
+    "vacuum_file",
+    "writing",
+]
