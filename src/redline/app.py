@@ -17,36 +17,12 @@ from redline.db import Database, make_engine
 from redline.db.wal_checkpoints import checkpoint_in_background
 from redline.identity import service as identity_service
 from redline.surfaces import metrics as metrics_surface
-from redline.surfaces.corrections import (
-    agents,
-    audit,
-    corrections,
-    expert_queue,
-    exports,
-    identity,
-    indexed_keys,
-    queue_rules,
-    retention,
-    runs,
-)
-from redline.surfaces.corrections import groups as corrector_groups
-from redline.surfaces.corrections import results as correction_results
-from redline.surfaces.errors import install_error_handlers
 from redline.surfaces.metrics import MetricsMiddleware
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
-from redline.surfaces.otlp import router as otlp
 from redline.surfaces.otlp.paths import OTLP_PATHS
 from redline.surfaces.otlp.throttle import SpanRate
-from redline.surfaces.reviews import annotations as reviews_annotations
-from redline.surfaces.reviews import datasets as reviews_datasets
-from redline.surfaces.reviews import human_reviews as reviews_human_reviews
-from redline.surfaces.reviews import queue_automations, queue_review
-from redline.surfaces.reviews import queues as reviews_queues
-from redline.surfaces.reviews import traces as reviews_traces
-from redline.surfaces.rm import annotations as rm_annotations
-from redline.surfaces.rm import reward_models as rm_reward_models
-from redline.surfaces.rm import traces as rm_traces
+from redline.surfaces.table import install_error_handlers, mount
 from redline.web import metrics
 
 # Where /docs loads its script, style and icon from.
@@ -113,35 +89,8 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         attach(database)
     install_error_handlers(app)
     # Routes are matched in order, each candidate tried in turn (FastAPI's matching was a sixth of a
-    # single annotation create's CPU): the two most frequent writes come first. Their prefixes are their
-    # own, so nothing after them is shadowed.
-    for router in (
-        rm_annotations.router,
-        reviews_annotations.router,
-        runs.router,
-        identity.router,
-        indexed_keys.router,
-        retention.router,
-        agents.router,
-        # The export's path must be matched before /corrections/{correctionId}.
-        exports.router,
-        corrections.router,
-        audit.router,
-        corrector_groups.router,
-        queue_rules.router,
-        expert_queue.router,
-        correction_results.router,
-        rm_traces.router,
-        rm_reward_models.router,
-        reviews_queues.router,
-        queue_review.router,
-        queue_automations.router,
-        reviews_datasets.router,
-        reviews_human_reviews.router,
-        reviews_traces.router,
-        otlp.router,
-    ):
-        app.include_router(router)
+    # single annotation create's CPU): the surface table mounts the busiest first.
+    mount(app)
 
     def openapi_without_422() -> dict[str, Any]:
         """FastAPI documents its own 422 on every route with input, in a shape no Redline surface

@@ -196,11 +196,10 @@ def _require_write(actor: Actor, trace_id: uuid.UUID, project: Sequence[Any]) ->
     """The write role in the trace's project, given as (id, workspace, name, the actor's membership role);
     a project the actor may not see hides the trace."""
     project_id, workspace_id, name, membership = project
-    try:
-        role = cast(ProjectRole | None, membership)
-        require_role(actor, ProjectFacts(project_id, workspace_id, name), role, "write")
-    except NotFound:
-        raise NotFound("run", trace_id) from None
+    role = cast(ProjectRole | None, membership)
+    require_role(
+        actor, ProjectFacts(project_id, workspace_id, name), role, "write", NotFound("run", trace_id)
+    )
 
 
 def _step_of(session: Session, trace_id: uuid.UUID, step_id: uuid.UUID, with_content: bool) -> StepFacts:
@@ -400,7 +399,7 @@ def iter_export(
 
     Each page is one index range scan: a row-value keyset on (created_at, id). Rows are plain, not ORM
     objects (`ExportRow`): an export only reads. `trace_id` and `created_at` come out of the store as
-    the wire's text (`wiretext`), and the keyset as stored: building a UUID and a datetime per row only
+    the wire's text (`db.wire_text`), and the keyset as stored: building a UUID and a datetime per row only
     to print them again was most of an export's time (bench/README.md). Given `line`, the store
     renders each line itself and a row is (its text, then the keyset).
     """
@@ -452,10 +451,7 @@ def _own_or_admin(session: Session, actor: Actor, annotation_id: uuid.UUID) -> A
     annotation = session.get(Annotation, annotation_id)
     if annotation is None:
         raise NotFound("annotation", annotation_id)
-    try:
-        trace = readable_trace(session, actor, annotation.trace_id, "read")
-    except NotFound:
-        raise NotFound("annotation", annotation_id) from None
+    trace = readable_trace(session, actor, annotation.trace_id, "read", NotFound("annotation", annotation_id))
     if annotation.author_id != actor.principal_id:
         project = session.get_one(Project, trace.project_id)
         if project_role(session, actor, project) != "admin":

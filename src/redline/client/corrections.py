@@ -12,12 +12,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
+from redline.client._filters import refuse_unknown
 from redline.client._http import ByteStream, Http, Params, given, json_object, segment
 from redline.client.resources import DEFAULT_PAGE_SIZE, Page, _every, _page, _time
 
-__all__ = ["Corrections", "TestRuns"]
+__all__ = ["CorrectionFilters", "Corrections", "TestRuns"]
 
 ExportFormat = Literal["csv", "jsonl"]
 _EXPORT_MEDIA = {"csv": "text/csv", "jsonl": "application/jsonl"}
@@ -28,51 +29,63 @@ def _key(given: str | None) -> str:
     return given if given is not None else str(uuid.uuid4())
 
 
-def _filters(
-    *,
-    project_id: str | None,
-    run_id: str | None,
-    agent_id: str | None,
-    agent_version: str | None,
-    flow_id: str | None,
-    corrector_group_id: str | None,
-    participant_id: str | None,
-    status: str | Sequence[str] | None,
-    sorted_to: str | Sequence[str] | None,
-    source: str | None,
-    made_by_me: bool,
-    since: datetime | str | None,
-    until: datetime | str | None,
-) -> dict[str, str | int | Sequence[str] | None]:
-    """The list's and the export's filters as query parameters (a project is a `scopeKind=project`)."""
+class _ExportFilters(TypedDict, total=False):
+    """CorrectionFilters but `agent_id`, which `export` needs and so takes as a keyword of its own."""
+
+    project_id: str | None
+    run_id: str | None
+    agent_version: str | None
+    flow_id: str | None
+    corrector_group_id: str | None
+    participant_id: str | None
+    status: str | Sequence[str] | None
+    sorted_to: str | Sequence[str] | None
+    source: str | None
+    made_by_me: bool
+    since: datetime | str | None
+    until: datetime | str | None
+
+
+class CorrectionFilters(_ExportFilters, total=False):
+    """The keyword filters of `Corrections.list`, `page` and `export`, each narrowing the result.
+
+    `project_id`; `run_id`; `agent_id`, `agent_version`; `flow_id`; `corrector_group_id`;
+    `participant_id`; `status` (one or several of open, being-fixed, with-owner, fixed, wont-fix,
+    removed, or `not-fixed` for the first three; removed ones only when asked for); `sorted_to`
+    (improve, developer, owner, or `none` for unsorted ones); `source` ("experts", "end-users" or
+    "all", the wire's `from`); `made_by_me` (only the caller's own; False unless given); `since`
+    (inclusive) and `until` (exclusive), ISO 8601 strings or datetimes with a timezone.
+    """
+
+    agent_id: str | None
+
+
+def _query(filters: CorrectionFilters) -> Params:
+    """The filters as query parameters (a project is a `scopeKind=project`); one not there is left out."""
+    refuse_unknown(filters, CorrectionFilters.__optional_keys__)
+    project_id = filters.get("project_id")
     return {
         "scopeKind": "project" if project_id is not None else None,
         "scopeId": project_id,
-        "runId": run_id,
-        "agentId": agent_id,
-        "agentVersion": agent_version,
-        "flowId": flow_id,
-        "correctorGroupId": corrector_group_id,
-        "participantId": participant_id,
-        "status": status,
-        "sortedTo": sorted_to,
-        "from": source,
-        "madeBy": "me" if made_by_me else None,
-        "since": _time(since),
-        "until": _time(until),
+        "runId": filters.get("run_id"),
+        "agentId": filters.get("agent_id"),
+        "agentVersion": filters.get("agent_version"),
+        "flowId": filters.get("flow_id"),
+        "correctorGroupId": filters.get("corrector_group_id"),
+        "participantId": filters.get("participant_id"),
+        "status": filters.get("status"),
+        "sortedTo": filters.get("sorted_to"),
+        "from": filters.get("source"),
+        "madeBy": "me" if filters.get("made_by_me") else None,
+        "since": _time(filters.get("since")),
+        "until": _time(filters.get("until")),
     }
 
 
 class Corrections:
     """Make, read, list, count, change, remove and export corrections.
 
-    The filters of `list`, `page` and `export`, each narrowing the result:
-    `project_id`; `run_id`; `agent_id`, `agent_version`; `flow_id`; `corrector_group_id`;
-    `participant_id`; `status` (one or several of open, being-fixed, with-owner, fixed, wont-fix,
-    removed, or `not-fixed` for the first three; removed ones only when asked for); `sorted_to`
-    (improve, developer, owner, or `none` for unsorted ones); `source` ("experts", "end-users" or
-    "all", the wire's `from`); `made_by_me` (only the caller's own); `since` (inclusive) and `until`
-    (exclusive), ISO 8601 strings or datetimes with a timezone.
+    `list`, `page` and `export` take the keyword filters of CorrectionFilters.
     """
 
     def __init__(self, http: Http) -> None:
@@ -127,81 +140,22 @@ class Corrections:
         )
 
     def list(
-        self,
-        *,
-        project_id: str | None = None,
-        run_id: str | None = None,
-        agent_id: str | None = None,
-        agent_version: str | None = None,
-        flow_id: str | None = None,
-        corrector_group_id: str | None = None,
-        participant_id: str | None = None,
-        status: str | Sequence[str] | None = None,
-        sorted_to: str | Sequence[str] | None = None,
-        source: str | None = None,
-        made_by_me: bool = False,
-        since: datetime | str | None = None,
-        until: datetime | str | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
+        self, *, limit: int = DEFAULT_PAGE_SIZE, **filters: Unpack[CorrectionFilters]
     ) -> Iterator[dict[str, Any]]:
         """Every matching live correction, newest first, fetched a page of `limit` at a time as
         iteration reaches it (`limit` is the page size, not a cap). Replaced ones are not listed."""
-        params = _filters(
-            project_id=project_id,
-            run_id=run_id,
-            agent_id=agent_id,
-            agent_version=agent_version,
-            flow_id=flow_id,
-            corrector_group_id=corrector_group_id,
-            participant_id=participant_id,
-            status=status,
-            sorted_to=sorted_to,
-            source=source,
-            made_by_me=made_by_me,
-            since=since,
-            until=until,
-        )
-        return _every(self._http, "/v1/corrections", {**params, "limit": limit})
+        return _every(self._http, "/v1/corrections", {**_query(filters), "limit": limit})
 
     def page(
         self,
         *,
-        project_id: str | None = None,
-        run_id: str | None = None,
-        agent_id: str | None = None,
-        agent_version: str | None = None,
-        flow_id: str | None = None,
-        corrector_group_id: str | None = None,
-        participant_id: str | None = None,
-        status: str | Sequence[str] | None = None,
-        sorted_to: str | Sequence[str] | None = None,
-        source: str | None = None,
-        made_by_me: bool = False,
-        since: datetime | str | None = None,
-        until: datetime | str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
         cursor: str | None = None,
+        **filters: Unpack[CorrectionFilters],
     ) -> Page:
         """One page of `list`, starting after `cursor` (the previous page's `next_cursor`)."""
-        params = _filters(
-            project_id=project_id,
-            run_id=run_id,
-            agent_id=agent_id,
-            agent_version=agent_version,
-            flow_id=flow_id,
-            corrector_group_id=corrector_group_id,
-            participant_id=participant_id,
-            status=status,
-            sorted_to=sorted_to,
-            source=source,
-            made_by_me=made_by_me,
-            since=since,
-            until=until,
-        )
-        answered = self._http.request(
-            "GET", "/v1/corrections", params={**params, "limit": limit, "cursor": cursor}
-        )
-        return _page(answered)
+        params = {**_query(filters), "limit": limit, "cursor": cursor}
+        return _page(self._http.request("GET", "/v1/corrections", params=params))
 
     def counts(
         self, *, scope_kind: str = "project", scope_id: str, agent_id: str | None = None
@@ -250,22 +204,7 @@ class Corrections:
         return json_object(answered, "a removal")
 
     def export(
-        self,
-        *,
-        agent_id: str,
-        format: ExportFormat = "csv",
-        project_id: str | None = None,
-        run_id: str | None = None,
-        agent_version: str | None = None,
-        flow_id: str | None = None,
-        corrector_group_id: str | None = None,
-        participant_id: str | None = None,
-        status: str | Sequence[str] | None = None,
-        sorted_to: str | Sequence[str] | None = None,
-        source: str | None = None,
-        made_by_me: bool = False,
-        since: datetime | str | None = None,
-        until: datetime | str | None = None,
+        self, *, agent_id: str, format: ExportFormat = "csv", **filters: Unpack[_ExportFilters]
     ) -> ByteStream:
         """Every correction of the agent that the filters match, newest first, as the server streams it.
 
@@ -279,21 +218,7 @@ class Corrections:
         Errors (a bad filter, a project you can't read) are raised by this call, before any byte. The
         server records the export in the audit log, when it starts and when the stream ends.
         """
-        params = _filters(
-            project_id=project_id,
-            run_id=run_id,
-            agent_id=agent_id,
-            agent_version=agent_version,
-            flow_id=flow_id,
-            corrector_group_id=corrector_group_id,
-            participant_id=participant_id,
-            status=status,
-            sorted_to=sorted_to,
-            source=source,
-            made_by_me=made_by_me,
-            since=since,
-            until=until,
-        )
+        params = _query({**filters, "agent_id": agent_id})
         return self._http.download(
             "/v1/corrections/export",
             params={**params, "format": format},

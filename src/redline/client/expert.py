@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
+from redline.client._filters import refuse_unknown
 from redline.client._http import Http, Params, given, json_object, segment
 from redline.client.corrections import _key
 from redline.client.resources import _UNSET, DEFAULT_PAGE_SIZE, Page, _every, _page, _time
 
-__all__ = ["ExpertQueue", "QueueRules"]
+__all__ = ["ExpertQueue", "ExpertQueueFilters", "QueueRules"]
 
 
 def _rules_path(project_id: str, *tail: str) -> str:
@@ -201,119 +202,69 @@ def _queue_path(project_id: str, *tail: str) -> str:
     return "/".join([f"/v1/projects/{segment(project_id)}/expert-queue", *tail])
 
 
+class ExpertQueueFilters(TypedDict, total=False):
+    """The keyword filters of `ExpertQueue.list`, `page` and `count`, each narrowing it.
+
+    `state` (one or several of open, corrected, dismissed, erased), `rule_id`, `agent_id`,
+    `corrector_group_id` (a group one of its rules wants), `for_me` (only the items you can close by
+    correcting the run; False unless given), `added_after` and `closed_after` (inclusive; ISO 8601
+    strings or datetimes with a timezone).
+    """
+
+    state: str | Sequence[str] | None
+    rule_id: str | None
+    agent_id: str | None
+    corrector_group_id: str | None
+    for_me: bool
+    added_after: datetime | str | None
+    closed_after: datetime | str | None
+
+
+def _query(filters: ExpertQueueFilters) -> Params:
+    """The filters as query parameters; one not there is left out."""
+    refuse_unknown(filters, ExpertQueueFilters.__optional_keys__)
+    return {
+        "state": filters.get("state"),
+        "ruleId": filters.get("rule_id"),
+        "agentId": filters.get("agent_id"),
+        "correctorGroupId": filters.get("corrector_group_id"),
+        "forMe": "true" if filters.get("for_me") else None,
+        "addedAfter": _time(filters.get("added_after")),
+        "closedAfter": _time(filters.get("closed_after")),
+    }
+
+
 class ExpertQueue:
     """A project's expert queue: the runs waiting for a correction, and how the others left it.
 
-    The filters of `list`, `page` and `count`, each narrowing it: `state` (one or several of open,
-    corrected, dismissed, erased), `rule_id`, `agent_id`, `corrector_group_id` (a group one of its rules
-    wants), `for_me` (only the items you can close by correcting the run), `added_after` and
-    `closed_after` (inclusive; ISO 8601 strings or datetimes with a timezone).
+    `list`, `page` and `count` take the keyword filters of ExpertQueueFilters.
     """
 
     def __init__(self, http: Http) -> None:
         self._http = http
 
-    @staticmethod
-    def _filters(
-        *,
-        state: str | Sequence[str] | None,
-        rule_id: str | None,
-        agent_id: str | None,
-        corrector_group_id: str | None,
-        for_me: bool,
-        added_after: datetime | str | None,
-        closed_after: datetime | str | None,
-    ) -> dict[str, str | int | Sequence[str] | None]:
-        return {
-            "state": state,
-            "ruleId": rule_id,
-            "agentId": agent_id,
-            "correctorGroupId": corrector_group_id,
-            "forMe": "true" if for_me else None,
-            "addedAfter": _time(added_after),
-            "closedAfter": _time(closed_after),
-        }
-
     def list(
-        self,
-        project_id: str,
-        *,
-        state: str | Sequence[str] | None = None,
-        rule_id: str | None = None,
-        agent_id: str | None = None,
-        corrector_group_id: str | None = None,
-        for_me: bool = False,
-        added_after: datetime | str | None = None,
-        closed_after: datetime | str | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
+        self, project_id: str, *, limit: int = DEFAULT_PAGE_SIZE, **filters: Unpack[ExpertQueueFilters]
     ) -> Iterator[dict[str, Any]]:
         """Every matching item, oldest first, fetched a page of `limit` at a time as iteration reaches it."""
-        params = self._filters(
-            state=state,
-            rule_id=rule_id,
-            agent_id=agent_id,
-            corrector_group_id=corrector_group_id,
-            for_me=for_me,
-            added_after=added_after,
-            closed_after=closed_after,
-        )
-        return _every(self._http, _queue_path(project_id), {**params, "limit": limit})
+        return _every(self._http, _queue_path(project_id), {**_query(filters), "limit": limit})
 
     def page(
         self,
         project_id: str,
         *,
-        state: str | Sequence[str] | None = None,
-        rule_id: str | None = None,
-        agent_id: str | None = None,
-        corrector_group_id: str | None = None,
-        for_me: bool = False,
-        added_after: datetime | str | None = None,
-        closed_after: datetime | str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
         cursor: str | None = None,
+        **filters: Unpack[ExpertQueueFilters],
     ) -> Page:
         """One page of `list`, starting after `cursor` (the previous page's `next_cursor`)."""
-        params = self._filters(
-            state=state,
-            rule_id=rule_id,
-            agent_id=agent_id,
-            corrector_group_id=corrector_group_id,
-            for_me=for_me,
-            added_after=added_after,
-            closed_after=closed_after,
-        )
-        return _page(
-            self._http.request(
-                "GET", _queue_path(project_id), params={**params, "limit": limit, "cursor": cursor}
-            )
-        )
+        params = {**_query(filters), "limit": limit, "cursor": cursor}
+        return _page(self._http.request("GET", _queue_path(project_id), params=params))
 
-    def count(
-        self,
-        project_id: str,
-        *,
-        state: str | Sequence[str] | None = None,
-        rule_id: str | None = None,
-        agent_id: str | None = None,
-        corrector_group_id: str | None = None,
-        for_me: bool = False,
-        added_after: datetime | str | None = None,
-        closed_after: datetime | str | None = None,
-    ) -> int:
+    def count(self, project_id: str, **filters: Unpack[ExpertQueueFilters]) -> int:
         """How many items the filters match (`limit=0`): how many wait, say, or were corrected this week."""
-        params = self._filters(
-            state=state,
-            rule_id=rule_id,
-            agent_id=agent_id,
-            corrector_group_id=corrector_group_id,
-            for_me=for_me,
-            added_after=added_after,
-            closed_after=closed_after,
-        )
-        answer = json_object(
-            self._http.request("GET", _queue_path(project_id), params={**params, "limit": 0}), "a count"
-        )
+        params = {**_query(filters), "limit": 0}
+        answer = json_object(self._http.request("GET", _queue_path(project_id), params=params), "a count")
         return int(answer["total"])
 
     def dismiss(

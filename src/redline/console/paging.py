@@ -14,14 +14,7 @@ from fastapi import Depends
 from starlette.requests import Request
 
 from redline.console.rendering import url_with
-
-
-class PageAsked(TypedDict):
-    """A page of a service's id pages: `service.list_x(session, actor, **cursor.asked(limit))`."""
-
-    limit: int
-    starting_after: str | None
-    ending_before: str | None
+from redline.db.id_pages import PageAsked
 
 
 class SearchAsked(PageAsked):

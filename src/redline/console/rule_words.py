@@ -138,7 +138,7 @@ def _lower_first(words: str) -> str:
 
 
 def change_sentence(change: Mapping[str, Any], names: Names) -> str:
-    """One field a version changed, `{field, from, to}` as `expertrules.changes_between` gives it, in
+    """One field a version changed, `{field, from, to}` as `queues.expert.rules.changes_between` gives it, in
     words: "Cap: No new items while 5 are open → No cap", "Wants: any correction → an expert correction"."""
     before, after = change["from"], change["to"]
     match change["field"]:

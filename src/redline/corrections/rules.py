@@ -1,7 +1,7 @@
 """The rules a correction must keep, each refused with the sentence corrections-reference.txt gives.
 
-`check_body` needs only what was sent; `check_against_run` also needs the run (its output for item
-pointers, the declared tools of the version that ran). Both raise on the first broken rule.
+`check_body` needs only what was sent; `check_pointers` and `check_tools` also need the run (its output
+for item pointers, the declared tools of the version that ran). Each raises on the first broken rule.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from redline.identity.service import (
     Actor,
     ProjectRole,
     check_role,
+    in_project,
     readable_project_ids,
     require_project_role,
 )
@@ -163,15 +164,9 @@ def save(session: Session, actor: Actor, body: CorrectionIn) -> Saved:
 
 
 def _readable(session: Session, actor: Actor, correction_id: uuid.UUID, needed: ProjectRole) -> Correction:
-    correction = session.get(Correction, correction_id)
-    if correction is None or correction.workspace_id != actor.workspace_id:
-        raise NotFound("correction", correction_id)
-    project = session.get_one(Project, correction.project_id)
-    try:
-        check_role(session, actor, project, needed)
-    except NotFound:
-        raise NotFound("correction", correction_id) from None
-    return correction
+    return in_project(
+        session, actor, Correction, correction_id, needed, NotFound("correction", correction_id)
+    )
 
 
 def get(session: Session, actor: Actor, correction_id: uuid.UUID) -> Correction:

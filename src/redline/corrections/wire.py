@@ -169,7 +169,7 @@ def stores_json_text(dialect_name: str) -> bool:
     'YYYY-MM-DD HH:MM:SS.ffffff' in UTC, documents as the text `jsonio` wrote (`json_text` below).
 
     On SQLite, making the wire's text in Python from those is several times cheaper than SQL string
-    functions (`wiretext`) or `uuid.UUID` and `datetime` objects; PostgreSQL makes it itself, in C.
+    functions (`db.wire_text`) or `uuid.UUID` and `datetime` objects; PostgreSQL makes it itself, in C.
     """
     return dialect_name == "sqlite"
 

@@ -27,6 +27,7 @@ from redline.identity.service import (
     ProjectRole,
     check_role,
     default_write_project,
+    in_project,
     project_role,
     visible_projects,
     wire_project,
@@ -52,19 +53,7 @@ def datapoint_not_found(actor: Actor, ident: object) -> NotFound:
 
 def dataset_for(session: Session, actor: Actor, dataset_id: uuid.UUID, needed: ProjectRole) -> Dataset:
     """The dataset, if the actor holds `needed` in its project; not found if it can't see it."""
-    found = session.execute(
-        select(Dataset, Project)
-        .join(Project, Project.id == Dataset.project_id)
-        .where(Dataset.id == dataset_id)
-    ).first()
-    if found is None or found[0].workspace_id != actor.workspace_id:
-        raise dataset_not_found(actor, dataset_id)
-    dataset, project = found
-    try:
-        check_role(session, actor, project, needed)
-    except NotFound:
-        raise dataset_not_found(actor, dataset_id) from None
-    return dataset
+    return in_project(session, actor, Dataset, dataset_id, needed, dataset_not_found(actor, dataset_id))
 
 
 def _counts(session: Session, dataset_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:

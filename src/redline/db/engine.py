@@ -38,7 +38,7 @@ SQLITE_SYNCHRONOUS = "NORMAL"
 # SQLite leaves foreign keys off unless asked, per connection.
 SQLITE_FOREIGN_KEYS = "ON"
 # A commit that takes the write-ahead log past this many pages (40 MiB at 4 KiB) checkpoints it itself.
-# Long-running processes checkpoint on a thread of their own far sooner (`walcheckpoints`); this bounds
+# Long-running processes checkpoint on a thread of their own far sooner (`wal_checkpoints`); this bounds
 # the log where none runs, or should it stall. SQLite's own 1,000 made every few write requests pay.
 SQLITE_WAL_BACKSTOP_PAGES = 10_000
 # Once a checkpoint has emptied it, the log file is cut back to this size, not left at its largest.

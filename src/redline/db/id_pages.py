@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
@@ -20,6 +20,15 @@ V = TypeVar("V")
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 200
+
+
+class PageAsked(TypedDict):
+    """A page of a service's id pages as its callers ask for it (`service.list_x(session, actor,
+    **asked)`): `limit` rows after the row `starting_after`, or just before `ending_before`."""
+
+    limit: int
+    starting_after: str | None
+    ending_before: str | None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Turning a stored UUID into `uuid.UUID` and back into text, or a stored time into
 into ISO 8601, cost an export more than everything else it does per row (bench/README.md). These SQL
 expressions make the same text in the query instead: `str(uuid)` (lowercase, dashed) and
 `datetime.isoformat()` of a UTC time (`+00:00`, no fraction when the microseconds are zero). How each
-store keeps the values is `db.py`'s choice (SQLAlchemy's `Uuid` and `db.UTCDateTime`); this module
+store keeps the values is `db.types`' choice (SQLAlchemy's `Uuid` and `db.UTCDateTime`); this module
 follows it and the tests compare both ways on both stores.
 """
 

@@ -13,10 +13,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from redline.db import in_chunks, new_id, parse_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated, not_in_workspace
@@ -475,13 +476,18 @@ def project_role(session: Session, actor: Actor, project: Project) -> ProjectRol
 
 
 def require_project_role(
-    session: Session, actor: Actor, project_id: uuid.UUID, needed: ProjectRole
+    session: Session,
+    actor: Actor,
+    project_id: uuid.UUID,
+    needed: ProjectRole,
+    missing: NotFound | None = None,
 ) -> Project:
-    """The project, if the actor holds at least `needed` in it; not found if it can't see it at all."""
+    """The project, if the actor holds at least `needed` in it; not found if it can't see it at all (in
+    `missing`'s sentence, when the caller asked for something in the project rather than for it)."""
     project = session.get(Project, project_id)
     if project is None:
-        raise NotFound("project", project_id)
-    return check_role(session, actor, project, needed)
+        raise missing or NotFound("project", project_id)
+    return check_role(session, actor, project, needed, missing)
 
 
 def wire_project(session: Session, actor: Actor, value: str, needed: ProjectRole) -> Project:
@@ -494,13 +500,43 @@ def wire_project(session: Session, actor: Actor, value: str, needed: ProjectRole
     return check_role(session, actor, project, needed)
 
 
-def check_role(session: Session, actor: Actor, project: Project, needed: ProjectRole) -> Project:
+def check_role(
+    session: Session, actor: Actor, project: Project, needed: ProjectRole, missing: NotFound | None = None
+) -> Project:
     """`require_project_role` for a project already loaded (with what it holds, in one query)."""
     if project.workspace_id != actor.workspace_id:
-        raise NotFound("project", project.id)
+        raise missing or NotFound("project", project.id)
     facts = ProjectFacts(project.id, project.workspace_id, project.name)
-    require_role(actor, facts, project_role(session, actor, project), needed)
+    require_role(actor, facts, project_role(session, actor, project), needed, missing)
     return project
+
+
+# A table whose rows each belong to one project, by their `project_id`: runs, datasets, review keys...
+InProject = TypeVar("InProject")
+
+
+def in_project(
+    session: Session,
+    actor: Actor,
+    kind: type[InProject],
+    ident: uuid.UUID,
+    needed: ProjectRole,
+    missing: NotFound,
+    *also: ColumnElement[bool],
+) -> InProject:
+    """The row of `kind` with this id (and the conditions in `also`), if the actor holds `needed` in its
+    project. The row and its project come in one query. A row that isn't there and one in a project the
+    actor can't see are both `missing`, in the kind's own sentence, so ids don't leak; a project it
+    sees without the role is forbidden."""
+    table: Any = kind
+    found = session.execute(
+        select(table, Project).join(Project, Project.id == table.project_id).where(table.id == ident, *also)
+    ).first()
+    if found is None:
+        raise missing
+    row, project = found
+    check_role(session, actor, project, needed, missing)
+    return cast(InProject, row)
 
 
 @dataclass(frozen=True)
@@ -513,13 +549,18 @@ class ProjectFacts:
 
 
 def require_role(
-    actor: Actor, project: ProjectFacts, membership: ProjectRole | None, needed: ProjectRole
+    actor: Actor,
+    project: ProjectFacts,
+    membership: ProjectRole | None,
+    needed: ProjectRole,
+    missing: NotFound | None = None,
 ) -> None:
     """Refuse unless the actor holds `needed` in the project, given its membership role there (None for
-    none): a workspace admin holds every role; a project the actor has no role in is not found."""
+    none): a workspace admin holds every role; a project the actor has no role in is not found (and so
+    is what the caller asked for in it: `missing`, when given)."""
     role: ProjectRole | None = "admin" if actor.workspace_admin else membership
     if project.workspace_id != actor.workspace_id or role is None:
-        raise NotFound("project", project.id)
+        raise missing or NotFound("project", project.id)
     if not holds(role, needed):
         raise Forbidden(
             f'This needs the {needed} role in project "{project.name}"; you have {role}.',

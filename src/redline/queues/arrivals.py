@@ -1,6 +1,6 @@
 """The queue-rule engine at ingest: as runs are written, each live rule of their project queues those it
 matches and samples, in the same transaction: an annotation queue's automations into their queue (here),
-the expert-queue rules into the project's expert queue (`expert.evaluate`, which holds `maxOpen`).
+the expert-queue rules into the project's expert queue (`expert.engine.evaluate`, which holds `maxOpen`).
 
 The project's rules are loaded once per batch (one indexed query; a batch in a project without rules
 costs only that), each run is matched in Python against each rule, and every queue gets its new items

@@ -1,5 +1,5 @@
-"""Versions of a queue rule, whichever queue it fills: the expert queue's rules (expertrules.py) and the
-annotation queues' automations (automations.py) share them.
+"""Versions of a queue rule, whichever queue it fills: the expert queue's rules (expert/rules.py) and the
+annotation queues' automations (annotation/automations.py) share them.
 
 A change writes the next version under the same rule id and only the newest is live, so what a rule
 queued keeps naming the version that queued it. Stopping a rule stamps every version, so none is live

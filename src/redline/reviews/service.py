@@ -23,8 +23,8 @@ from redline.identity.models import Project
 from redline.identity.service import (
     Actor,
     ProjectRole,
-    check_role,
     default_write_project,
+    in_project,
     require_project_role,
     visible_projects,
 )
@@ -246,19 +246,7 @@ def add_defaults(session: Session, actor: Actor, project_id: uuid.UUID | None = 
 
 def get(session: Session, actor: Actor, review_key_id: uuid.UUID, needed: ProjectRole = "read") -> ReviewKey:
     """The definition, if the actor holds `needed` in its project; not found if it can't see it."""
-    found = session.execute(
-        select(ReviewKey, Project)
-        .join(Project, Project.id == ReviewKey.project_id)
-        .where(ReviewKey.id == review_key_id)
-    ).first()
-    if found is None:
-        raise not_found(actor, review_key_id)
-    review_key, project = found
-    try:
-        check_role(session, actor, project, needed)
-    except NotFound:
-        raise not_found(actor, review_key_id) from None
-    return review_key
+    return in_project(session, actor, ReviewKey, review_key_id, needed, not_found(actor, review_key_id))
 
 
 def list_keys(

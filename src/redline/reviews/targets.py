@@ -73,16 +73,10 @@ def find_target(
     if span_key != "":
         found = _span_with_trace(session, trace_id, span_key, lock=lock)
         if found is not None:
-            try:
-                check_role(session, actor, found[1], needed)
-            except NotFound:
-                raise span_not_found(actor, span_key) from None
+            check_role(session, actor, found[1], needed, span_not_found(actor, span_key))
             return Target(found[0], found[2])
         # No such span, or no such trace: the steps below tell a refusal for the role from a miss.
-    try:
-        trace = readable_trace(session, actor, trace_id, needed)
-    except NotFound:
-        raise span_not_found(actor, span_key) from None
+    trace = readable_trace(session, actor, trace_id, needed, span_not_found(actor, span_key))
     if span_key == "":
         if lock:
             session.execute(select(Trace.id).where(Trace.id == trace.id).with_for_update())
@@ -179,10 +173,8 @@ def writable_place(session: Session, actor: Actor, trace_ref: uuid.UUID | str, s
         )
         if found is not None:
             project_id, workspace_id, name, membership, span_pk, kind, attributes = found
-            try:
-                require_role(actor, ProjectFacts(project_id, workspace_id, name), membership, "write")
-            except NotFound:
-                raise span_not_found(actor, span_key) from None
+            facts = ProjectFacts(project_id, workspace_id, name)
+            require_role(actor, facts, membership, "write", span_not_found(actor, span_key))
             return Place(trace_id, project_id, span_pk, span_key, _log_key(span_key, kind, attributes))
     return Place.of(find_target(session, actor, trace_ref, span_key, "write", lock=True))
 

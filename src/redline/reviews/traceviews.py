@@ -61,10 +61,7 @@ def _trace(session: Session, actor: Actor, trace_ref: str) -> Trace:
     trace_id = trace_id_of(trace_ref)
     if trace_id is None:
         raise trace_not_found(actor, trace_ref)
-    try:
-        return readable_trace(session, actor, trace_id, "read")
-    except NotFound:
-        raise trace_not_found(actor, trace_ref) from None
+    return readable_trace(session, actor, trace_id, "read", trace_not_found(actor, trace_ref))
 
 
 def _views(session: Session, traces: Sequence[Trace]) -> list[TraceView]:

@@ -10,7 +10,8 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from redline.errors import RedlineError, TooLarge
-from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AFTER_SECONDS, log, renderer_for
+from redline.surfaces.errors import INTERNAL_MESSAGE, STORE_BUSY, STORE_RETRY_AFTER_SECONDS, log
+from redline.surfaces.table import surface_for
 from redline.web.asgi import HttpMiddleware, answering_errors
 
 
@@ -42,7 +43,7 @@ class RequestIdMiddleware(HttpMiddleware):
 def _unexpected(busy: bool, request_id: str, path: str) -> Response:
     """The answer to an error no route answered, in the surface's shape: 503 with Retry-After for a store
     that is busy or unreachable for now (the write path's own waits are over by then), else 500."""
-    render = renderer_for(path)
+    render = surface_for(path).render_error
     if not busy:
         return render(RedlineError(INTERNAL_MESSAGE), request_id)
     answer = render(RedlineError(STORE_BUSY, code="unavailable", status=503), request_id)
@@ -71,7 +72,7 @@ class BodyLimitMiddleware:
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         request_id = scope.get("state", {}).get("request_id", "")
-        response = renderer_for(scope["path"])(self._error(), request_id)
+        response = surface_for(scope["path"]).render_error(self._error(), request_id)
         await response(scope, receive, send)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

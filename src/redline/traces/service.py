@@ -35,8 +35,13 @@ from redline.db.keyset import merged, past, window
 from redline.db.paging import Page, check_limit, decode_time_cursor, time_cursor
 from redline.db.wire_text import Column
 from redline.errors import Invalid, NotFound
-from redline.identity.models import Project
-from redline.identity.service import Actor, ProjectRole, check_role, require_project_role, visible_projects
+from redline.identity.service import (
+    Actor,
+    ProjectRole,
+    in_project,
+    require_project_role,
+    visible_projects,
+)
 from redline.traces import counts, metadata_index
 from redline.traces.erasure import erase_contents
 from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
@@ -422,22 +427,15 @@ def names_of_producers(
     return agents, flows
 
 
-def readable_trace(session: Session, actor: Actor, run_id: uuid.UUID, needed: ProjectRole) -> Trace:
-    """The trace, if the actor holds `needed` in its project; not found if the actor can't see it.
+def readable_trace(
+    session: Session, actor: Actor, run_id: uuid.UUID, needed: ProjectRole, missing: NotFound | None = None
+) -> Trace:
+    """The trace, if the actor holds `needed` in its project; not found if the actor can't see it (in
+    `missing`'s sentence, for a caller that asked for something of the trace).
 
     The trace and its project come in one query: every annotation and read starts here.
     """
-    found = session.execute(
-        select(Trace, Project).join(Project, Project.id == Trace.project_id).where(Trace.id == run_id)
-    ).first()
-    if found is None:
-        raise NotFound("run", run_id)
-    trace, project = found
-    try:
-        check_role(session, actor, project, needed)
-    except NotFound:
-        raise NotFound("run", run_id) from None
-    return trace
+    return in_project(session, actor, Trace, run_id, needed, missing or NotFound("run", run_id))
 
 
 def _full_view(session: Session, trace: Trace) -> RunView:
@@ -661,15 +659,7 @@ def list_agents(session: Session, actor: Actor, project_id: uuid.UUID) -> list[A
 
 def _agent_for(session: Session, actor: Actor, agent_id: uuid.UUID, needed: ProjectRole) -> Agent:
     """The agent, if the actor holds `needed` in its project; not found if the actor can't see it."""
-    agent = session.get(Agent, agent_id)
-    project = session.get(Project, agent.project_id) if agent else None
-    if agent is None or project is None or project.workspace_id != actor.workspace_id:
-        raise NotFound("agent", agent_id)
-    try:
-        require_project_role(session, actor, agent.project_id, needed)
-    except NotFound:
-        raise NotFound("agent", agent_id) from None
-    return agent
+    return in_project(session, actor, Agent, agent_id, needed, NotFound("agent", agent_id))
 
 
 def declare_tools(

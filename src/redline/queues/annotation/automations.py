@@ -1,6 +1,6 @@
 """Trace automations of an annotation queue: queue rules whose action is "add to this queue".
 
-An automation is a versioned `QueueRule`, the same rows (and the same engine, `rules.py`) as the
+An automation is a versioned `QueueRule`, the same rows (and the same engine, `queues/matching.py`) as the
 corrections document's queue rules: a change writes a new version under the same rule id, and only the
 newest version is live. Removing one stops it; what it queued stays. It applies to runs written after
 it is made. Reading a queue's automations takes `read` in its project, changing them `write`.

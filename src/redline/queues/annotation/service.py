@@ -17,8 +17,7 @@ from sqlalchemy.orm import Session
 from redline.db import in_chunks, new_id, parse_id, utcnow
 from redline.db.id_pages import IdPage, id_page, named_and_updated_by
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, not_in_workspace
-from redline.identity.models import Project
-from redline.identity.service import Actor, ProjectRole, check_role, visible_projects, wire_project
+from redline.identity.service import Actor, ProjectRole, require_project_role, visible_projects, wire_project
 from redline.queues.annotation.items import WHOLE_TRACE, delete_items, insert_items, touch_queue
 from redline.queues.annotation.schemas import ItemRef, QueueChange, QueueIn
 from redline.queues.models import Queue, QueueItem, QueueReviewKey, QueueRule
@@ -52,17 +51,20 @@ def item_not_found(actor: Actor, ident: object) -> NotFound:
 # ------------------------------------------------------------------------------------------------ access
 
 
-def _project_for(session: Session, actor: Actor, project_id: uuid.UUID | None, needed: ProjectRole) -> None:
-    """`needed` in the project; a queue without one (legacy) is the workspace's: read by its members,
-    changed by its admins."""
+def _project_for(
+    session: Session,
+    actor: Actor,
+    project_id: uuid.UUID | None,
+    needed: ProjectRole,
+    missing: NotFound | None = None,
+) -> None:
+    """`needed` in the project (a project the actor can't see is `missing`, when given); a queue without
+    one (legacy) is the workspace's: read by its members, changed by its admins."""
     if project_id is None:
         if needed != "read" and not actor.workspace_admin:
             raise Forbidden("Only a workspace admin can change a queue that belongs to no project.")
         return
-    project = session.get(Project, project_id)
-    if project is None:
-        raise NotFound("project", project_id)
-    check_role(session, actor, project, needed)
+    require_project_role(session, actor, project_id, needed, missing)
 
 
 def queue_for(session: Session, actor: Actor, queue_id: uuid.UUID, needed: ProjectRole) -> Queue:
@@ -70,10 +72,7 @@ def queue_for(session: Session, actor: Actor, queue_id: uuid.UUID, needed: Proje
     queue = session.get(Queue, queue_id)
     if queue is None or queue.kind != ANNOTATION or queue.workspace_id != actor.workspace_id:
         raise queue_not_found(actor, queue_id)
-    try:
-        _project_for(session, actor, queue.project_id, needed)
-    except NotFound:
-        raise queue_not_found(actor, queue_id) from None
+    _project_for(session, actor, queue.project_id, needed, queue_not_found(actor, queue_id))
     return queue
 
 

@@ -5,7 +5,7 @@ shows it.
 
 An item carries none of the run's content: who ran it, at which version, how it ended, the rules that
 queued it (at the version that did), the groups they want and the live corrections so far, by group.
-Everything that moves an item is the engine's (`expert.py`).
+Everything that moves an item is the engine's (`engine.py`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ stopping them, and trying one on the project's recent runs, with or without queu
 
 A rule here is a `QueueRule` without a queue: every query below says `queue_id IS NULL`, so the
 annotation queues' automations (the same table, with a queue) never show here nor these there. Matching
-and sampling are the engine's (`rules.py`); queueing is the expert queue's (`expert.py`).
+and sampling are the engine's (`queues/matching.py`); queueing is the expert queue's (`engine.py`).
 
 Reading takes read access to the project; changing a rule and queueing its recent matches take write.
 """
@@ -271,9 +271,12 @@ def unregister(session: Session, actor: Actor, project_id: uuid.UUID, rule_id: u
 # ----------------------------------------------------------------------------------------------- reading
 
 
-def get_rule(session: Session, actor: Actor, project_id: uuid.UUID, rule_id: uuid.UUID) -> RuleView:
-    """The rule's newest version, stopped or not."""
-    require_project_role(session, actor, project_id, "read")
+def get_rule(
+    session: Session, actor: Actor, project_id: uuid.UUID, rule_id: uuid.UUID, missing: NotFound | None = None
+) -> RuleView:
+    """The rule's newest version, stopped or not; a project the actor can't see hides it (as `missing`,
+    when given)."""
+    require_project_role(session, actor, project_id, "read", missing)
     [view] = _views(session, [_latest(session, project_id, rule_id)])
     return view
 
@@ -283,10 +286,7 @@ def find_rule(session: Session, actor: Actor, rule_id: uuid.UUID) -> RuleView:
     rule = session.scalar(_expert_rules().where(QueueRule.rule_id == rule_id, QueueRule.latest.is_(True)))
     if rule is None:
         raise rule_not_found(rule_id)
-    try:
-        return get_rule(session, actor, rule.project_id, rule_id)
-    except NotFound:
-        raise rule_not_found(rule_id) from None
+    return get_rule(session, actor, rule.project_id, rule_id, rule_not_found(rule_id))
 
 
 # How the rules list may be ordered: oldest made first (the wire's order), by name, by runs waiting.

@@ -24,7 +24,7 @@ from redline.identity.service import Actor
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES
-from redline.surfaces.reviews.wire import Limit, list_body, wire_id
+from redline.surfaces.reviews.wire import PageQuery, list_body, wire_id
 
 router = APIRouter(prefix="/v2/datasets", tags=["datasets"], responses=REVIEWS_ERROR_RESPONSES)
 
@@ -38,9 +38,7 @@ DATAPOINT = "datapoint"
 def list_datasets(
     actor: ActorDep,
     db: DatabaseDep,
-    limit: Limit = 10,
-    starting_after: str | None = None,
-    ending_before: str | None = None,
+    page_asked: PageQuery,
     search: str | None = None,
     updated_by: str | None = None,
     project_id: str | None = None,
@@ -49,9 +47,7 @@ def list_datasets(
         page, views = datasets.list_datasets(
             session,
             actor,
-            limit=limit,
-            starting_after=starting_after,
-            ending_before=ending_before,
+            **page_asked.asked(),
             search=search,
             updated_by=updated_by,
             project_id=project_id,
@@ -102,18 +98,14 @@ def list_datapoints(
     dataset_id: str,
     actor: ActorDep,
     db: DatabaseDep,
-    limit: Limit = 10,
-    starting_after: str | None = None,
-    ending_before: str | None = None,
+    page_asked: PageQuery,
 ) -> JSONBody:
     with db.read() as session:
         page = datasets.list_datapoints(
             session,
             actor,
             wire_id(dataset_id, DATASET),
-            limit=limit,
-            starting_after=starting_after,
-            ending_before=ending_before,
+            **page_asked.asked(),
         )
         answer = list_body(page, [datapoint_dict(point, actor.workspace_id) for point in page.items])
     return JSONBody(answer)

@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from redline.db import Database
-from redline.db.id_pages import DEFAULT_LIMIT
 from redline.errors import Invalid
 from redline.identity.service import Actor
 from redline.reviews import service as reviews
@@ -24,7 +23,7 @@ from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.openapi import CONFLICT_RESPONSES, REVIEWS_ERROR_RESPONSES
 from redline.surfaces.reviews.render import review_key_dict
-from redline.surfaces.reviews.wire import Limit, list_body
+from redline.surfaces.reviews.wire import PageQuery, list_body
 
 router = APIRouter(prefix="/v2", tags=["reviews"], responses=REVIEWS_ERROR_RESPONSES)
 
@@ -56,9 +55,7 @@ def _review_id(actor: Actor, value: str) -> uuid.UUID:
 def list_human_reviews(
     actor: ActorDep,
     db: DatabaseDep,
-    limit: Limit = DEFAULT_LIMIT,
-    starting_after: str | None = None,
-    ending_before: str | None = None,
+    page_asked: PageQuery,
     project_id: Annotated[str | None, Query(description="Only this project's")] = None,
 ) -> JSONBody:
     with db.read() as session:
@@ -66,9 +63,7 @@ def list_human_reviews(
             session,
             actor,
             project_id=project_query(project_id),
-            limit=limit,
-            starting_after=starting_after,
-            ending_before=ending_before,
+            **page_asked.asked(),
         )
         body = list_body(page, [review_key_dict(review_key) for review_key in page.items])
     return JSONBody(body)

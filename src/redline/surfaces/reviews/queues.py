@@ -16,7 +16,7 @@ from redline.queues.annotation.schemas import ItemsIn, QueueChange, QueueIn, Spa
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, item_dict, queue_dict
-from redline.surfaces.reviews.wire import Limit, list_body, wire_id
+from redline.surfaces.reviews.wire import PageQuery, list_body, wire_id
 
 router = APIRouter(
     prefix="/v2/annotation-queues", tags=["annotation queues"], responses=REVIEWS_ERROR_RESPONSES
@@ -31,9 +31,7 @@ QUEUE = "annotation-queue"
 def list_queues(
     actor: ActorDep,
     db: DatabaseDep,
-    limit: Limit = 10,
-    starting_after: str | None = None,
-    ending_before: str | None = None,
+    page_asked: PageQuery,
     search: str | None = None,
     updated_by: str | None = None,
 ) -> JSONBody:
@@ -41,9 +39,7 @@ def list_queues(
         page, views = queues.list_queues(
             session,
             actor,
-            limit=limit,
-            starting_after=starting_after,
-            ending_before=ending_before,
+            **page_asked.asked(),
             search=search,
             updated_by=updated_by,
         )
@@ -106,18 +102,14 @@ def list_items(
     annotation_queue_id: str,
     actor: ActorDep,
     db: DatabaseDep,
-    limit: Limit = 10,
-    starting_after: str | None = None,
-    ending_before: str | None = None,
+    page_asked: PageQuery,
 ) -> JSONBody:
     with db.read() as session:
         page = queues.list_items(
             session,
             actor,
             wire_id(annotation_queue_id, QUEUE),
-            limit=limit,
-            starting_after=starting_after,
-            ending_before=ending_before,
+            **page_asked.asked(),
         )
         answer = list_body(page, [item_dict(item, actor.workspace_id) for item in page.items])
     return JSONBody(answer)

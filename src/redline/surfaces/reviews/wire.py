@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import Query
+from fastapi import Depends, Query
 from pydantic import BaseModel, ConfigDict
 
-from redline.db.id_pages import MAX_LIMIT, IdPage
+from redline.db.id_pages import DEFAULT_LIMIT, MAX_LIMIT, IdPage, PageAsked
 from redline.errors import NotFound
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="How many, 1 to 200")]
+
+
+@dataclass(frozen=True)
+class IdPageQuery:
+    """Where a list's page starts, as the orq-ai-sdk asks: `limit` items after the item whose id is
+    `starting_after`, or just before `ending_before`. Read from the query of every list route."""
+
+    limit: Limit = DEFAULT_LIMIT
+    starting_after: str | None = None
+    ending_before: str | None = None
+
+    def asked(self) -> PageAsked:
+        return PageAsked(
+            limit=self.limit, starting_after=self.starting_after, ending_before=self.ending_before
+        )
+
+
+PageQuery = Annotated[IdPageQuery, Depends()]
 
 
 class ReviewsModel(BaseModel):

@@ -1,0 +1,57 @@
+"""The corrections surface as the surface table sees it: /v1, camelCase, `{"error": {...}}` bodies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from redline.errors import RedlineError
+from redline.surfaces.corrections import (
+    agents,
+    audit,
+    corrections,
+    expert_queue,
+    exports,
+    groups,
+    identity,
+    indexed_keys,
+    queue_rules,
+    results,
+    retention,
+    runs,
+)
+from redline.surfaces.responses import JSONBody
+from redline.surfaces.surface import Surface
+
+
+def render_corrections(error: RedlineError, request_id: str) -> Response:
+    """`{"error": {code, message, details?, requestId}}`, the kindgi client's envelope."""
+    body: dict[str, Any] = {"code": error.code, "message": error.message, "requestId": request_id}
+    if error.details:
+        body["details"] = error.details
+    if error.code == "bad-input":
+        body["issues"] = [{"path": error.details.get("field", ""), "message": error.message}]
+    return JSONBody({"error": body}, status_code=error.status, headers={"X-Request-Id": request_id})
+
+
+CORRECTIONS = Surface(
+    name="corrections",
+    render_error=render_corrections,
+    routers=(
+        runs.router,
+        identity.router,
+        indexed_keys.router,
+        retention.router,
+        agents.router,
+        # The export's path must be matched before /corrections/{correctionId}.
+        exports.router,
+        corrections.router,
+        audit.router,
+        groups.router,
+        queue_rules.router,
+        expert_queue.router,
+        results.router,
+    ),
+    prefixes=("/v1/",),
+)
