@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import Depends, FastAPI
-from fastapi.openapi.utils import get_openapi
 from fastapi_offline import FastAPIOffline
 
 from redline import __version__
@@ -20,6 +18,7 @@ from redline.surfaces import metrics as metrics_surface
 from redline.surfaces.metrics import MetricsMiddleware
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from redline.surfaces.nul import refuse_nul_characters
+from redline.surfaces.openapi import document_without_framework_422
 from redline.surfaces.otlp.paths import OTLP_PATHS
 from redline.surfaces.otlp.throttle import SpanRate
 from redline.surfaces.table import install_error_handlers, mount
@@ -92,25 +91,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     # single annotation create's CPU): the surface table mounts the busiest first.
     mount(app)
 
-    def openapi_without_422() -> dict[str, Any]:
-        """FastAPI documents its own 422 on every route with input, in a shape no Redline surface
-        answers (/v1 says 400; the rm surface's 422 is `{"detail": sentence}`, which it declares
-        itself), so only FastAPI's are taken out."""
-        if app.openapi_schema is None:
-            schema = get_openapi(
-                title=app.title, version=app.version, description=app.description, routes=app.routes
-            )
-            for path in schema.get("paths", {}).values():
-                for operation in path.values():
-                    responses = operation.get("responses", {})
-                    if "HTTPValidationError" in str(responses.get("422", "")):
-                        del responses["422"]
-            for unused in ("HTTPValidationError", "ValidationError"):
-                schema.get("components", {}).get("schemas", {}).pop(unused, None)
-            app.openapi_schema = schema
-        return app.openapi_schema
-
-    app.openapi = openapi_without_422  # type: ignore[method-assign]
+    document_without_framework_422(app)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

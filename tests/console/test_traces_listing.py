@@ -1,4 +1,4 @@
-"""The console's traces list (`traces.listing`): keyset pages that visit every trace once in either
+"""The console's traces list (`console.traces_listing`): keyset pages that visit every trace once in either
 direction, the sort keys it accepts, and what "has ratings" counts."""
 
 from __future__ import annotations
