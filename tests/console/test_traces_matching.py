@@ -7,7 +7,7 @@ from redline.console.traces_listing import ListFilters, count_matching, list_tra
 from redline.db import Database
 from redline.identity.service import operator
 from tests.conftest import Harness
-from tests.traces.test_listing import _ingest
+from tests.console.test_traces_listing import _ingest
 
 
 def test_the_walk_meets_every_matching_trace_once_across_pages(harness: Harness, db: Database) -> None:
