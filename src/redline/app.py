@@ -84,6 +84,7 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     if settings.otlp_rate_spans_per_sec is not None:
         app.state.otlp_rate = SpanRate(settings.otlp_rate_spans_per_sec)
     console = create_console(settings)
+    # The trace page prices model calls whose spans record no cost from this file (REDLINE_PRICES_FILE).
     if database is not None:
         attach(database)
     install_error_handlers(app)

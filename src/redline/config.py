@@ -198,6 +198,13 @@ class Settings(BaseSettings):
         "that does not export to Redline): its earliest span is taken as the root.",
     )
 
+    prices_file: str | None = Field(
+        None,
+        description="A JSON file of model prices (USD per million input and output tokens, with the day "
+        "they were read) that the trace page prices model calls with when a span records no cost of its "
+        "own. Unset: the table shipped with Redline (redline/traces/prices.json), whose as_of date it shows.",
+    )
+
     @property
     def llm_configured(self) -> bool:
         """Feedback-derived alternatives need an endpoint and a model; a key is optional."""

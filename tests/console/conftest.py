@@ -118,6 +118,13 @@ def console_client(harness: Harness, token: str = ADMIN_TOKEN) -> SignedInClient
     return SignedInClient(http=http, csrf=found.group(1))
 
 
+def pager_page(http: TestClient, html: str, rel: str) -> Response:
+    """The page a list's pager links to from `html` (`rel` "next" or "prev"), as a click would open it."""
+    link = re.search(rf'href="([^"]+)" rel="{rel}"', html)
+    assert link, f'a pager link rel="{rel}"'
+    return http.get(link.group(1).replace("&amp;", "&"))
+
+
 def bearer(headers: dict[str, str]) -> str:
     """The token of `Harness.caller`'s headers."""
     return headers["Authorization"].removeprefix("Bearer ")

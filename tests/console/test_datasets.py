@@ -8,7 +8,7 @@ import re
 from playwright.sync_api import expect
 
 from tests.conftest import Harness
-from tests.console.conftest import Console, console_client, role_token
+from tests.console.conftest import Console, console_client, pager_page, role_token
 from tests.console.queue_seed import Authorized, ok, post_ok
 
 
@@ -40,9 +40,7 @@ def test_datapoints_come_a_page_at_a_time(harness: Harness) -> None:
     assert first.text.count("<tr>") == 26  # the header and 25 datapoints, newest first
     assert "answer 29" in first.text
     assert "answer 4" not in first.text
-    older = re.search(r'href="([^"]+)" rel="next"', first.text)
-    assert older, "a link to the older datapoints"
-    second = harness.client.get(older.group(1).replace("&amp;", "&"))
+    second = pager_page(harness.client, first.text, "next")
     assert second.text.count("<tr>") == 6
     assert "answer 4" in second.text
     assert "answer 5" not in second.text

@@ -1,6 +1,7 @@
-"""Human reviews set from the trace page (console issue 8): the project's reviews on the whole trace and on
-each span, with the review screen's widgets, saved at once through the service the /v2 span annotation
-route calls; its sentences on refusal; what a reader sees; a save without the CSRF secret."""
+"""Human reviews set from the trace page (console issue 8): the project's reviews on the whole trace (below
+the conversation) and on a span (in its panel, once the span is opened: issue 19), with the review screen's
+widgets, saved at once through the service the /v2 span annotation route calls; its sentences on refusal;
+what a reader sees; a save without the CSRF secret."""
 
 from __future__ import annotations
 
@@ -44,13 +45,21 @@ def _place(page: Page, name: str) -> Locator:
     return page.get_by_role("region", name=f"Human reviews of {name}")
 
 
+def _open_span(page: Page, name: str) -> Locator:
+    """Opens the span `name` from the tree, and its panel's human reviews."""
+    page.locator(".span-row").filter(has=page.get_by_role("link", name=name, exact=True)).click()
+    return _place(page, f"span {name}")
+
+
 def _key(place: Locator, key: str) -> Locator:
     return place.locator(f"fieldset[data-key='{key}']")
 
 
 def test_a_value_set_on_a_span_is_saved_at_once_and_kept(console: Console, http: httpx.Client) -> None:
     trace_id, _, page = _opened(console, http)
-    answer = _place(page, "span answer")
+    # One span's widgets at a time: none until a span is opened.
+    expect(_place(page, "span answer")).to_have_count(0)
+    answer = _open_span(page, "answer")
     rating = _key(answer, "rating")
     rating.get_by_role("button", name="bad").click()
     expect(rating.locator(".key-status")).to_have_text("Saved.")
@@ -58,13 +67,15 @@ def test_a_value_set_on_a_span_is_saved_at_once_and_kept(console: Console, http:
     _key(whole, "rating").get_by_role("button", name="good").click()
     expect(_key(whole, "rating").locator(".key-status")).to_have_text("Saved.")
     page.reload()
+    # The address kept the open span, so it opens again with the page.
     expect(rating.get_by_role("button", name="bad")).to_have_attribute("aria-pressed", "true")
     expect(rating.get_by_role("button", name="good")).to_have_attribute("aria-pressed", "false")
-    expect(
-        _key(_place(page, "span support-agent"), "rating").get_by_role("button", name="bad")
-    ).to_have_attribute("aria-pressed", "false")
     expect(_key(whole, "rating").get_by_role("button", name="good")).to_have_attribute("aria-pressed", "true")
     shoot_top(console, "trace-page-reviews")
+    expect(
+        _key(_open_span(page, "support-agent"), "rating").get_by_role("button", name="bad")
+    ).to_have_attribute("aria-pressed", "false")
+    answer = _open_span(page, "answer")
     # Said by the signed-in person, on that span only; the whole trace's value is the trace's.
     assert span_values(http, trace_id, "llm") == {"rating": ("bad", "admin")}
     assert span_values(http, trace_id, "root") == {}
@@ -77,7 +88,7 @@ def test_a_value_set_on_a_span_is_saved_at_once_and_kept(console: Console, http:
 
 def test_a_range_text_and_several_options_are_set_and_cleared(console: Console, http: httpx.Client) -> None:
     trace_id, _, page = _opened(console, http)
-    answer = _place(page, "span answer")
+    answer = _open_span(page, "answer")
     helpfulness = _key(answer, "helpfulness")
     expect(helpfulness.locator("output")).to_have_text("not set")
     expect(helpfulness.get_by_role("button", name="Clear Helpfulness")).to_be_hidden()
@@ -118,7 +129,7 @@ def test_a_refusal_shows_the_services_sentence_beside_the_widget(
     console: Console, http: httpx.Client
 ) -> None:
     _, keys, page = _opened(console, http)
-    rating = _key(_place(page, "span answer"), "rating")
+    rating = _key(_open_span(page, "answer"), "rating")
     # The review is deleted after the page was opened: the service no longer knows the key.
     workspace = ok(http.get(f"/v2/human-reviews/{keys['rating']}"))["workspace_id"]
     assert http.delete(f"/v2/human-reviews/{keys['rating']}").status_code == 204
@@ -180,7 +191,10 @@ def test_a_reader_sees_the_values_and_no_controls(harness: Harness) -> None:
     ).json() == {"key": "note", "value": "Too long-winded"}
 
     reader = console_client(harness, role_token(harness, "rita", "read"))
-    html = reader.http.get(f"/ui/traces/{trace_id}").text
+    assert 'aria-label="Human reviews of span answer"' not in reader.http.get(f"/ui/traces/{trace_id}").text
+    # The span's panel shows them, in the page that opens it and alone.
+    html = reader.http.get(f"/ui/traces/{trace_id}?span=llm").text
+    assert reader.http.get(f"/ui/traces/{trace_id}/spans/llm").text.strip() in html
     assert 'aria-label="Human reviews of span answer"' in html
     assert "Too long-winded" in html  # what was said is shown, with who said it
     assert "· admin" in html

@@ -37,6 +37,7 @@ def test_the_wheel_holds_every_file_of_the_package(wheel: Path) -> None:
         "redline/console/templates/base.html",
         "redline/console/templates/traces/list.html",
         "redline/console/static/console.js",
+        "redline/traces/prices.json",
     ):
         assert kind in packaged
     assert any(name.startswith("redline/migrations/versions/0001_") for name in packaged)

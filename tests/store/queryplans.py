@@ -134,3 +134,11 @@ def seeks(plan: Plan, table: str, columns: Sequence[str]) -> bool:
         node.get("Relation Name") == table and pattern.search(node.get("Index Cond", "")) is not None
         for node in _nodes(plan.postgresql or {})
     )
+
+
+def uses(plan: Plan, index: str) -> bool:
+    """Whether the plan reads the index `index` (SQLite's SEARCH … USING [COVERING] INDEX, PostgreSQL's
+    Index Scan or Index Only Scan of it)."""
+    if plan.sqlite is not None:
+        return any(re.search(rf"\bINDEX {index}\b", detail) for detail in plan.sqlite)
+    return any(node.get("Index Name") == index for node in _nodes(plan.postgresql or {}))

@@ -36,12 +36,12 @@ from redline.db.paging import encode_cursor, time_cursor
 from redline.identity.models import Project
 from redline.identity.service import Actor, authenticate
 from redline.queues.models import ExpertItem
-from redline.traces import retention
+from redline.traces import retention, sessions
 from redline.traces import service as traces
 from redline.traces.models import Agent, Trace
 from tests.conftest import ADMIN_TOKEN, bootstrap_admin, database_copy
 from tests.samples import make_run
-from tests.store.queryplans import Plan, Statement, captured, explain, faults, seeks
+from tests.store.queryplans import Plan, Statement, captured, explain, faults, seeks, uses
 
 RUNS = 20_000
 OTHER_RUNS = 5_000
@@ -148,11 +148,13 @@ def _per_run(session: Any, model: Any, template: Mapping[str, Any], **from_run: 
 
 def _run_copy(n: int) -> dict[str, Any]:
     """The n-th seeded run: a minute after the one before (every tenth shares its start with the one
-    before, so ties are broken by id), 5% failed, 0 to 16 steps, without content."""
+    before, so ties are broken by id), 5% failed, 0 to 16 steps, without content; every fourth a turn of
+    one of ten sessions (500 runs each in the project, the other project's runs of the same ids)."""
     at = START + timedelta(minutes=n - (n % 10 == 0))
     return {
         "id": uuid.uuid4(),
         "external_id": f"seeded-{n}",
+        "session_id": f"session-{n % 40}" if n % 4 == 0 else None,
         "status": "failed" if n % 20 == 0 else "completed",
         "step_count": n % 17,
         "input": None,
@@ -243,15 +245,19 @@ def store(backend: str, template: str, tmp_path_factory: pytest.TempPathFactory)
 @dataclass(frozen=True)
 class Case:
     """One list or search: `request` makes it as its callers do; `seek` names the columns of its cursor
-    when the request asks for a page after one (the index range must start there)."""
+    when the request asks for a page after one (the index range must start there); `index` the index its
+    page must read, where another would serve the order but read rows the filter then drops."""
 
     name: str
     request: Callable[[Store], object]
     table: str
     seek: tuple[str, ...] | None = None
+    index: str | None = None
 
 
 LISTED = Trace.hidden.is_(False)
+SESSION = "session-8"
+SESSIONS_INDEX = "ix_traces_project_session_started"
 NEWEST_RUNS = (Trace.started_at.desc(), Trace.id.desc())
 OLDEST_RUNS = (Trace.started_at, Trace.id)
 
@@ -316,6 +322,13 @@ RUN_CASES = [
         "traces",
     ),
     Case(
+        "runs: deep page of a session",
+        lambda s: _runs(s, and_(_in_project(s), Trace.session_id == SESSION), sessionId=SESSION),
+        "traces",
+        ("started_at", "id"),
+        SESSIONS_INDEX,
+    ),
+    Case(
         "runs: deep page of a time window",
         lambda s: _runs(
             s,
@@ -353,6 +366,13 @@ WIDE_RUN_CASES = [
         lambda s: _runs(s, and_(_in_both(s), Trace.agent_version == "v1"), wide=True, agentVersion="v1"),
         "traces",
         ("started_at", "id"),
+    ),
+    Case(
+        "runs of both projects: deep page of a session",
+        lambda s: _runs(s, and_(_in_both(s), Trace.session_id == SESSION), wide=True, sessionId=SESSION),
+        "traces",
+        ("started_at", "id"),
+        SESSIONS_INDEX,
     ),
     Case(
         "runs of both projects: deep page of the failed",
@@ -588,6 +608,20 @@ def _queue(store: Store, deep: bool = False, **params: Any) -> Any:
     return _ok(store.client.get(path, params=params, headers=store.reader))
 
 
+def _session_page(store: Store, deep: bool = False) -> object:
+    """The console's session page as it reads a session: its header (first run, last run, count), then
+    its runs oldest first; `deep` for the page three quarters down."""
+    after = None
+    if deep:
+        in_session = and_(_in_project(store), Trace.session_id == SESSION)
+        after = str(store.nth((Trace.started_at, Trace.id), and_(in_session, LISTED), OLDEST_RUNS)[1])
+    with store.db.read() as session:
+        sessions.session_facts(session, store.actor(), store.project_id, SESSION)
+        return sessions.session_runs(
+            session, store.actor(), store.project_id, SESSION, limit=20, starting_after=after
+        )
+
+
 def _retention_batch(store: Store) -> object:
     """A retention pass's next batch. Its cutoff is before every seeded run, so the case erases nothing
     of the store the others read; the plan is the one a batch at any depth gets."""
@@ -637,6 +671,14 @@ OTHER_CASES = [
         "expert_items",
         ("added_at", "run_id"),
     ),
+    Case("session page: first page", _session_page, "traces", index=SESSIONS_INDEX),
+    Case(
+        "session page: deep page",
+        partial(_session_page, deep=True),
+        "traces",
+        ("started_at", "id"),
+        SESSIONS_INDEX,
+    ),
     Case("retention pass: the next batch", _retention_batch, "traces"),
 ]
 
@@ -673,6 +715,12 @@ def _faults(store: Store, case: Case) -> list[str]:
         for plan in _plans(store, statement, page=statement in pages)
         for fault in faults(plan, BIG_TABLES, ordered=statement in pages)
     ]
+    if case.index is not None:
+        found.extend(
+            f"reads no {case.index}\n{plan}"
+            for plan in _plans(store, pages[-1], page=True)
+            if not uses(plan, case.index)
+        )
     if case.seek is not None:
         found.extend(
             f"the cursor is no index range\n{plan}"

@@ -361,6 +361,22 @@ def for_trace(session: Session, actor: Actor, trace_id: uuid.UUID) -> list[Annot
     )
 
 
+def feedback_on(session: Session, trace_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, list[Annotation]]:
+    """The ratings, comments and label errors people gave these traces (not review values, not evaluator
+    results), by trace, oldest first, flagged ones included: for a page of runs the caller has read
+    already (a session's), in one query per chunk of them rather than one per run."""
+    found: dict[uuid.UUID, list[Annotation]] = {trace_id: [] for trace_id in trace_ids}
+    for chunk in in_chunks(list(found)):
+        query = (
+            select(Annotation)
+            .where(Annotation.trace_id.in_(chunk), Annotation.key.is_(None), Annotation.source == "human")
+            .order_by(Annotation.trace_id, Annotation.created_at, Annotation.id)
+        )
+        for annotation in session.scalars(query):
+            found[annotation.trace_id].append(annotation)
+    return found
+
+
 def annotated_steps(session: Session, step_ids: Collection[uuid.UUID]) -> set[uuid.UUID]:
     """Which of these steps something was said about: what re-deriving a run must not delete."""
     found: set[uuid.UUID] = set()

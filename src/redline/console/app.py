@@ -21,6 +21,7 @@ from redline.console.pages import (
     retention,
     review,
     reward_models,
+    sessions,
     to_fix,
     to_review,
     tokens,
@@ -39,9 +40,11 @@ def create_console(config: Settings) -> FastAPI:
     console.state.secure_cookies = config.console_secure_cookies
     # Whether a new model may start with fewer than two pairs (training adds feedback-derived ones).
     console.state.llm_configured = config.llm_configured
+    # Where the trace page reads model prices from (REDLINE_PRICES_FILE), else the table Redline ships.
+    console.state.prices_file = config.prices_file
     install_console_errors(console)
     console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
-    for part in (auth, traces, trace_actions, correct, review, datasets, reward_models):
+    for part in (auth, traces, trace_actions, sessions, correct, review, datasets, reward_models):
         console.include_router(part.router)
     for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):
         console.include_router(correcting.router)

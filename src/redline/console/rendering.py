@@ -100,5 +100,10 @@ def page(
     return HTMLResponse(html, status_code=status_code, headers=_NO_STORE if who else None)
 
 
+def fragment(template: str, **context: Any) -> HTMLResponse:
+    """A part of a page (a panel a script fetches and puts in place), without the shell around it."""
+    return HTMLResponse(_ENVIRONMENT.get_template(template).render(**context), headers=_NO_STORE)
+
+
 # Pages show one principal's data: never keep them in a shared or back-button cache after sign-out.
 _NO_STORE = {"Cache-Control": "no-store"}

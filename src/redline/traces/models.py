@@ -116,6 +116,17 @@ class Trace(Base):
             sqlite_where=text("erased_at IS NULL"),
             postgresql_where=text("erased_at IS NULL"),
         ),
+        # A session's runs (a conversation's turns) in time order: the session page and the runs list's
+        # sessionId filter are each one range of it. Partial: most runs name no session.
+        Index(
+            "ix_traces_project_session_started",
+            "project_id",
+            "session_id",
+            "started_at",
+            "id",
+            sqlite_where=text("session_id IS NOT NULL"),
+            postgresql_where=text("session_id IS NOT NULL"),
+        ),
         # OTLP ingest finds a trace id's run in any project, to keep one trace in one project.
         Index("ix_traces_external_id", "external_id"),
         # The console's "has ratings / comments / corrections" filters, newest first: each a walk of only
@@ -129,6 +140,9 @@ class Trace(Base):
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
     project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
     external_id: Mapped[str | None] = mapped_column(String(200))
+    # The session (conversation) the run is a turn of: its `sessionId`, else its metadata's session_id
+    # (`redline.traces.session_ids`). Kept when the run's content is erased, like its external id.
+    session_id: Mapped[str | None] = mapped_column(String(200))
     agent_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("agents.id"))
     flow_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("flows.id"))
     agent_version: Mapped[str | None] = mapped_column(String(200))

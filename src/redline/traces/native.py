@@ -28,6 +28,7 @@ def run_to_input_dict(view: RunView, *, with_content: bool = True) -> dict[str, 
         {
             "projectId": str(trace.project_id),
             "externalId": trace.external_id,
+            "sessionId": trace.session_id,
             "agent": view.agent_name,
             "flow": view.flow_name,
             "agentVersion": trace.agent_version,

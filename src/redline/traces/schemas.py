@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from redline.db import in_utc
+from redline.traces.session_ids import MAX_SESSION_ID
 
 # A time a run or span was given: with its zone, and an instant UTC can hold (`in_utc`).
 Instant = Annotated[AwareDatetime, AfterValidator(in_utc)]
@@ -104,6 +105,8 @@ class SpanIn(WireModel):
 class RunIn(WireModel):
     project_id: uuid.UUID
     external_id: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    # The conversation the run is a turn of; left out, `metadata.session_id` is read (`session_ids`).
+    session_id: str | None = Field(None, min_length=1, max_length=MAX_SESSION_ID)
     agent: str | None = Field(None, min_length=1, max_length=MAX_NAME)
     agent_id: uuid.UUID | None = None
     flow: str | None = Field(None, min_length=1, max_length=MAX_NAME)

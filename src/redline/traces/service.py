@@ -46,6 +46,7 @@ from redline.traces import counts, metadata_index
 from redline.traces.erasure import erase_contents
 from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
+from redline.traces.session_ids import session_id_of
 
 # Spans in time order; those without a start first on both stores (their NULL order differs), ties by id.
 _SPAN_ORDER = (Span.started_at.asc().nulls_first(), Span.span_id)
@@ -87,6 +88,7 @@ class RunFilters:
     agent: str | None = None
     flow_id: uuid.UUID | None = None
     agent_version: str | None = None
+    session_id: str | None = None
     statuses: tuple[str, ...] = ()
     since: datetime | None = None
     until: datetime | None = None
@@ -304,6 +306,7 @@ def store_runs(
         row = {
             "project_id": run.project_id,
             "external_id": run.external_id,
+            "session_id": session_id_of(run.session_id, run.metadata),
             "agent_id": agent_id,
             "flow_id": flow_id,
             "agent_version": version,
@@ -439,16 +442,8 @@ def readable_trace(
 
 
 def _full_view(session: Session, trace: Trace) -> RunView:
-    agents, flows = producer_names(session, [trace])
-    steps = list(session.scalars(select(Step).where(Step.trace_id == trace.id).order_by(Step.index)))
-    spans = list(session.scalars(select(Span).where(Span.trace_id == trace.id).order_by(*_SPAN_ORDER)))
-    return RunView(
-        trace,
-        agents.get(trace.agent_id) if trace.agent_id else None,
-        flows.get(trace.flow_id) if trace.flow_id else None,
-        steps,
-        spans,
-    )
+    [view] = views_of(session, [trace], with_steps=True, with_spans=True)
+    return view
 
 
 def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
@@ -474,6 +469,9 @@ def _filtered(
         query = query.where(Trace.flow_id == filters.flow_id)
     if filters.agent_version:
         query = query.where(Trace.agent_version == filters.agent_version)
+    if filters.session_id:
+        # With the project's equality, a range of ix_traces_project_session_started in the list's order.
+        query = query.where(Trace.session_id == filters.session_id)
     if filters.statuses:
         query = query.where(Trace.status.in_(filters.statuses))
     return query.where(*window(_STARTED, filters.since, filters.until, cursor, descending=True))
@@ -497,15 +495,37 @@ def list_runs(
     keys = session.execute(merged(walks, _STARTED, descending=True, limit=limit + 1, dialect=dialect)).all()
     more = len(keys) > limit
     traces = traces_in_order(session, [row.id for row in keys[:limit]])
+    views = views_of(session, traces)
+    next_cursor = time_cursor(traces[-1].started_at, traces[-1].id) if more else None
+    return Page(views, next_cursor)
+
+
+def views_of(
+    session: Session, traces: Sequence[Trace], *, with_steps: bool = False, with_spans: bool = False
+) -> list[RunView]:
+    """These traces as views, in their order, with their producers' names and (when asked) their steps
+    and spans: a query for each, however many traces (never one per trace)."""
     agents, flows = producer_names(session, traces)
-    views = [
+    ids = [t.id for t in traces]
+    steps: dict[uuid.UUID, list[Step]] = {i: [] for i in ids}
+    spans: dict[uuid.UUID, list[Span]] = {i: [] for i in ids}
+    if with_steps and ids:
+        query = select(Step).where(Step.trace_id.in_(ids)).order_by(Step.trace_id, Step.index)
+        for step in session.scalars(query):
+            steps[step.trace_id].append(step)
+    if with_spans and ids:
+        for span in session.scalars(select(Span).where(Span.trace_id.in_(ids)).order_by(*_SPAN_ORDER)):
+            spans[span.trace_id].append(span)
+    return [
         RunView(
-            t, agents.get(t.agent_id) if t.agent_id else None, flows.get(t.flow_id) if t.flow_id else None
+            t,
+            agents.get(t.agent_id) if t.agent_id else None,
+            flows.get(t.flow_id) if t.flow_id else None,
+            steps[t.id],
+            spans[t.id],
         )
         for t in traces
     ]
-    next_cursor = time_cursor(traces[-1].started_at, traces[-1].id) if more else None
-    return Page(views, next_cursor)
 
 
 def traces_in_order(session: Session, trace_ids: Sequence[uuid.UUID]) -> list[Trace]:
@@ -613,24 +633,7 @@ def iter_project_runs(
         traces = list(session.scalars(query.order_by(Trace.started_at, Trace.id).limit(chunk)))
         if not traces:
             return
-        ids = [t.id for t in traces]
-        steps: dict[uuid.UUID, list[Step]] = {i: [] for i in ids}
-        for step in session.scalars(
-            select(Step).where(Step.trace_id.in_(ids)).order_by(Step.trace_id, Step.index)
-        ):
-            steps[step.trace_id].append(step)
-        spans: dict[uuid.UUID, list[Span]] = {i: [] for i in ids}
-        for span in session.scalars(select(Span).where(Span.trace_id.in_(ids)).order_by(*_SPAN_ORDER)):
-            spans[span.trace_id].append(span)
-        agents, flows = producer_names(session, traces)
-        for t in traces:
-            yield RunView(
-                t,
-                agents.get(t.agent_id) if t.agent_id else None,
-                flows.get(t.flow_id) if t.flow_id else None,
-                steps[t.id],
-                spans[t.id],
-            )
+        yield from views_of(session, traces, with_steps=True, with_spans=True)
         session.expunge_all()
         last = (traces[-1].started_at, traces[-1].id)
 

@@ -1,12 +1,17 @@
 """The traces list and the trace page: reading a run, annotating it in place.
 
 The list is `traces.listing` (keyset pages, sorted by a column, filtered on what people said), with every
-view state in the address. The trace page shows the steps in order and, for the whole trace and each
-step, what people said; rating, commenting (on the step or on text selected in it) and flagging a label
-error save in place through JSON routes that call `annotations.service`, so the rules and their
-sentences are the rm surface's. Below the steps, the project's human reviews on the whole trace and on
-each span: a writer sets and clears their own values in place through `reviews.annotate`, as the /v2 span
-annotation route and the review screen do.
+view state in the address. The trace page shows the run's totals in its header, its spans as a tree on a
+shared time axis (`console.trace_tree`) beside the conversation (the steps in order, with what people said
+on each), and one span at a time in a panel (`console.span_panel`): its input and output, attributes,
+events, the span as received, and the project's human reviews on it. The panel is a fragment of its own
+(`GET /ui/traces/{id}/spans/{span}`) that the page fetches when a span is picked, and renders in place when
+the address names a span (`?span=`), so a link to a span survives a reload.
+
+Rating, commenting (on the step or on text selected in it) and flagging a label error save in place
+through JSON routes that call `annotations.service`, so the rules and their sentences are the rm
+surface's. Human reviews on the whole trace and on a span are set in place through `reviews.annotate`, as
+the /v2 span annotation route and the review screen do.
 """
 
 from __future__ import annotations
@@ -33,8 +38,21 @@ from redline.console.nav import Crumb
 from redline.console.pages.review import ReviewSave
 from redline.console.pages.trace_actions import action_bar, said
 from redline.console.paging import cursor_url
+from redline.console.rendering import fragment
+from redline.console.session_links import session_link
+from redline.console.span_panel import SpanPanel, span_panel
 from redline.console.trace_filters import filter_values, filters_from
+from redline.console.trace_tree import (
+    CATEGORIES,
+    LABELS,
+    SHORT,
+    TraceTree,
+    cost_text,
+    duration_text,
+    trace_tree,
+)
 from redline.db.id_pages import MAX_LIMIT
+from redline.errors import NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, holds, project_role, visible_projects
 from redline.learning import scoring
@@ -46,7 +64,9 @@ from redline.reviews.schemas import ValueIn
 from redline.reviews.values import number_text
 from redline.sentences import counted, listed
 from redline.traces import service as traces
-from redline.traces.models import Step
+from redline.traces.models import Step, Trace
+from redline.traces.otlp.store import stored_spans
+from redline.traces.prices import price_table
 from redline.traces.service import RunView
 from redline.web.addresses import path_id
 
@@ -228,9 +248,11 @@ def _folded(step: Step) -> bool:
 
 
 def _arguments(step: Step) -> str | None:
+    """A tool call's arguments pretty-printed; "" for a call without any, which the page writes in its
+    line rather than as an empty box."""
     if step.tool_name is None or step.role != "assistant":
         return None
-    return json.dumps(step.tool_input if step.tool_input is not None else {}, indent=2, ensure_ascii=False)
+    return json.dumps(step.tool_input, indent=2, ensure_ascii=False) if step.tool_input else ""
 
 
 def trace_name(view: RunView) -> str:
@@ -254,7 +276,7 @@ def _role_in(session: Session, actor: Actor, project_id: uuid.UUID) -> ProjectRo
 
 @dataclass
 class ReviewPlace:
-    """The whole trace or one of its spans, as the human reviews below the steps show it.
+    """The whole trace or one of its spans, as its panel shows the human reviews on it.
 
     `address` names it in the save route's path: a span's own id, or the trace's id for the trace as a
     whole (as queue items name it). `mine` is the signed-in writer's value of each of the project's keys,
@@ -272,38 +294,108 @@ class ReviewPlace:
 
 def review_places(
     view: RunView, reviews: list[Said], actor: Actor, keys: list[ReviewKey], can_write: bool
-) -> list[ReviewPlace]:
-    """The whole trace, then each span in the run's order, with what was said there. A place is left
-    out when there is nothing to show on it: nothing said, and no widget to offer."""
+) -> dict[str | None, ReviewPlace]:
+    """The whole trace (under None) and each span (under its id), with what was said there."""
     whole = ReviewPlace(str(view.trace.id), "The whole trace", None, whole=True)
     places: dict[str | None, ReviewPlace] = {None: whole}
     places.update((span.span_id, ReviewPlace(span.span_id, span.name, span.kind)) for span in view.spans)
     defined = {key.key for key in keys}
     for item in reviews:
-        place = places[item.span_key]
+        place = places.get(item.span_key)
+        if place is None:
+            continue
         if can_write and own_value(item, actor) and item.annotation.key in defined:
             place.mine[str(item.annotation.key)] = item.annotation.value
         else:
             place.said.append(item)
-    offered = can_write and bool(keys)
-    return [place for place in places.values() if offered or place.said]
+    return places
+
+
+@dataclass
+class TraceRead:
+    """What the trace page and its span panel read of one run, in one transaction."""
+
+    view: RunView
+    feedback: list[Annotation]
+    places: dict[str | None, ReviewPlace]
+    keys: list[ReviewKey]
+    role: ProjectRole | None
+    tree: TraceTree
+
+    @property
+    def can_write(self) -> bool:
+        return holds(self.role, "write")
+
+
+def _read_trace(session: Session, actor: Actor, ident: uuid.UUID, prices_file: str | None) -> TraceRead:
+    view = traces.get_run(session, actor, ident)
+    feedback = [a for a in annotation_service.for_trace(session, actor, ident) if _is_feedback(a)]
+    reviews = said_about(session, [ident])[ident]
+    role = _role_in(session, actor, view.trace.project_id)
+    keys = review_keys.list_keys(session, actor, project_id=view.trace.project_id, limit=MAX_LIMIT).items
+    # In key order, as a queue that names no reviews offers its project's.
+    keys.sort(key=lambda key: key.key)
+    by_row = {span.id: span.span_id for span in view.spans}
+    said_by_span: dict[str, int] = {}
+    for span_key in [item.span_key for item in reviews] + [by_row.get(a.span_id) for a in feedback]:  # type: ignore[arg-type]
+        if span_key is not None:
+            said_by_span[span_key] = said_by_span.get(span_key, 0) + 1
+    tree = trace_tree(
+        view.trace,
+        view.spans,
+        view.steps,
+        price_table(prices_file),
+        annotations=len(feedback) + len(reviews),
+        said_by_span=said_by_span,
+    )
+    places = review_places(view, reviews, actor, keys, holds(role, "write"))
+    return TraceRead(view, feedback, places, keys, role, tree)
+
+
+def _span_panel(session: Session, read: TraceRead, span_id: str) -> SpanPanel:
+    """The panel of one of the run's spans; not found, in a sentence naming it, when the run has none
+    by that id."""
+    row = next((row for row in read.tree.rows if row.span.span_id == span_id), None)
+    if row is None:
+        raise NotFound("span", span_id, f'This trace has no span "{span_id}".')
+    trace = read.view.trace
+    stored = None
+    # Spans that came over OTLP keep their resource and scope; the trace's external id is its OTLP id.
+    if row.span.resource_id is not None and trace.external_id:
+        stored = next(
+            (one for one in stored_spans(session, trace.id, trace.external_id) if one.span_id == span_id),
+            None,
+        )
+    panel = span_panel(row, read.tree.rows, stored)
+    panel.said = [a for a in read.feedback if a.span_id == row.span.id]
+    return panel
+
+
+def _session_link(trace: Trace) -> tuple[str, str] | None:
+    """The run's session id and the page of its other runs; None for a run of no session."""
+    link = session_link(trace)
+    return (trace.session_id, link) if trace.session_id is not None and link is not None else None
+
+
+def _prices_file(request: Request) -> str | None:
+    """REDLINE_PRICES_FILE, as the console was made with it."""
+    return request.app.state.prices_file  # type: ignore[no-any-return]
 
 
 @router.get("/traces/{trace_id}")
-def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response:
+def trace_page(request: Request, trace_id: str, who: Viewer, db: Db, span: str | None = None) -> Response:
     ident = path_id(trace_id, "run")
     with db.read() as session:
-        view = traces.get_run(session, who.actor, ident)
-        said = [a for a in annotation_service.for_trace(session, who.actor, ident) if _is_feedback(a)]
-        reviews = said_about(session, [ident])[ident]
-        role = _role_in(session, who.actor, view.trace.project_id)
-        keys = review_keys.list_keys(
-            session, who.actor, project_id=view.trace.project_id, limit=MAX_LIMIT
-        ).items
+        read = _read_trace(session, who.actor, ident, _prices_file(request))
         latest = scoring.latest_scores(session, [ident]).get(ident)
+        # A span the address names opens with the page; one the run lacks leaves the page as it is.
+        panel = _span_panel(session, read, span) if span and span in read.places else None
+    view = read.view
     by_step: dict[uuid.UUID | None, list[Annotation]] = {}
-    for annotation in said:
-        by_step.setdefault(annotation.step_id, []).append(annotation)
+    for annotation in read.feedback:
+        # One said of a span and of no step is shown in the span's panel.
+        if annotation.step_id is not None or annotation.span_id is None:
+            by_step.setdefault(annotation.step_id, []).append(annotation)
     steps = [
         StepView(
             step,
@@ -314,9 +406,6 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response
         )
         for step in view.steps
     ]
-    can_write = holds(role, "write")
-    # In key order, as a queue that names no reviews offers its project's.
-    keys.sort(key=lambda key: key.key)
     name = trace_name(view)
     return AREA.page(
         request,
@@ -329,15 +418,42 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db) -> Response
         name=name,
         steps=steps,
         trace_said=by_step.get(None, []),
-        review_keys=keys,
-        review_places=review_places(view, reviews, who.actor, keys, can_write),
-        can_write=can_write,
-        is_admin=role == "admin",
-        me=who.actor.principal_id,
+        tree=read.tree,
+        categories=[(category, SHORT[category], LABELS[category]) for category in CATEGORIES],
+        session_link=_session_link(view.trace),
+        whole=read.places[None],
+        reviewed=any(place.said or place.mine for place in read.places.values()),
+        span_view=panel,
+        span_place=read.places[span] if panel else None,
         not_scored=NOT_SCORED,
         heat=heatmap(latest),
-        num=number_text,
+        **_shared(read, who.actor),
     )
+
+
+def _shared(read: TraceRead, actor: Actor) -> dict[str, Any]:
+    """What the page and the span panel's fragment both render with."""
+    return {
+        "trace_id": str(read.view.trace.id),
+        "review_keys": read.keys,
+        "can_write": read.can_write,
+        "is_admin": read.role == "admin",
+        "me": actor.principal_id,
+        "num": number_text,
+        "duration": duration_text,
+        "money": cost_text,
+    }
+
+
+@router.get("/traces/{trace_id}/spans/{span_id}")
+def span_fragment(request: Request, trace_id: str, span_id: str, who: Viewer, db: Db) -> Response:
+    """One span's panel, as the page fetches it when a span is picked."""
+    ident = path_id(trace_id, "run")
+    with db.read() as session:
+        read = _read_trace(session, who.actor, ident, _prices_file(request))
+        panel = _span_panel(session, read, span_id)
+    shared = _shared(read, who.actor)
+    return fragment("traces/_span_panel.html", span_view=panel, span_place=read.places[span_id], **shared)
 
 
 # ----------------------------------------------------------------------------------------- in-place saves

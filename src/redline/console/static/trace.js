@@ -1,6 +1,7 @@
 // The trace page: rate and comment in place, comment on text selected in a step (saved as a quote with
 // the text around it), flag a label error with a note, delete; set the project's human reviews on the
-// whole trace and each span (review_widgets.js). Every refusal shows the server's sentence.
+// whole trace and on the span whose panel is open (review_widgets.js; span_tree.js puts a panel in place
+// and says so with a "redline:span-panel" event). Every refusal shows the server's sentence.
 "use strict";
 (function () {
   const root = document.getElementById("trace");
@@ -199,10 +200,14 @@
 
   // -------------------------------------------------------------------------------- human reviews
   // Each place's widgets save on it: a span by its id, the whole trace by the trace's own id.
-  document.querySelectorAll("section.review-place").forEach((place) => {
-    const url = "/ui/traces/" + traceId + "/spans/" + encodeURIComponent(place.dataset.span) + "/values";
-    place.querySelectorAll("fieldset.review-key").forEach((box) => window.redline.reviewKey(box, url));
-  });
+  function bindPlaces(within) {
+    within.querySelectorAll("section.review-place").forEach((place) => {
+      const url = "/ui/traces/" + traceId + "/spans/" + encodeURIComponent(place.dataset.span) + "/values";
+      place.querySelectorAll("fieldset.review-key").forEach((box) => window.redline.reviewKey(box, url));
+    });
+  }
+  bindPlaces(document);
+  document.addEventListener("redline:span-panel", (event) => bindPlaces(event.detail));
 
   // ------------------------------------------------------------------------------------ listeners
 

@@ -24,34 +24,24 @@ from redline.annotations.models import Annotation
 from redline.db import in_chunks
 from redline.identity.models import Project
 from redline.identity.service import Actor, holds, principal_names, project_role
-from redline.jsonio import is_number
 from redline.queues.annotation.navigation import Place, step
 from redline.queues.annotation.service import queue_for, review_keys
 from redline.queues.models import Queue, QueueItem
 from redline.reviews.models import ReviewKey
 from redline.reviews.said import Said, own_value, said_about
-from redline.traces.attributes import MODEL_ATTRIBUTES, PROVIDER_ATTRIBUTES, text_attribute
+from redline.traces.attributes import (
+    COST,
+    INPUT_TOKENS,
+    MODEL_ATTRIBUTES,
+    OUTPUT_TOKENS,
+    PROVIDER_ATTRIBUTES,
+    TOTAL_TOKENS,
+    number_attribute,
+    text_attribute,
+)
 from redline.traces.models import Span, Step, Trace
 from redline.traces.service import producer_names
 
-# Token counts: OpenAI's usage names, the OpenTelemetry GenAI names, OpenInference's; in the span's
-# attributes or in a `usage` object among them.
-INPUT_TOKENS = (
-    "prompt_tokens",
-    "input_tokens",
-    "gen_ai.usage.input_tokens",
-    "gen_ai.usage.prompt_tokens",
-    "llm.token_count.prompt",
-)
-OUTPUT_TOKENS = (
-    "completion_tokens",
-    "output_tokens",
-    "gen_ai.usage.output_tokens",
-    "gen_ai.usage.completion_tokens",
-    "llm.token_count.completion",
-)
-TOTAL_TOKENS = ("total_tokens", "gen_ai.usage.total_tokens", "llm.token_count.total")
-COST = ("cost", "total_cost", "gen_ai.usage.cost", "llm.cost.total")
 # Configuration a Task panel shows beside model and provider, as tracers name it.
 SETTINGS = (
     "temperature",
@@ -191,16 +181,6 @@ def _inputs(value: Any) -> list[tuple[str, Any]]:
     return [("input", value)]
 
 
-def _first_number(attributes: dict[str, Any], names: Iterable[str]) -> float | None:
-    usage = attributes.get("usage")
-    for source in (attributes, usage if isinstance(usage, dict) else {}):
-        for name in names:
-            value = source.get(name)
-            if is_number(value):
-                return float(value)  # type: ignore[arg-type]
-    return None
-
-
 def _total(values: Iterable[float | None]) -> float | None:
     found = [value for value in values if value is not None]
     return sum(found) if found else None
@@ -214,9 +194,9 @@ def _metrics(trace: Trace, span: Span | None, spans: Sequence[Span]) -> Metrics:
     attributes = [span.attributes or {} for span in spans]
     if span is None and trace.meta:
         attributes.append(trace.meta)
-    tokens_in = _total(_first_number(one, INPUT_TOKENS) for one in attributes)
-    tokens_out = _total(_first_number(one, OUTPUT_TOKENS) for one in attributes)
-    total = _total(_first_number(one, TOTAL_TOKENS) for one in attributes)
+    tokens_in = _total(number_attribute(one, INPUT_TOKENS) for one in attributes)
+    tokens_out = _total(number_attribute(one, OUTPUT_TOKENS) for one in attributes)
+    total = _total(number_attribute(one, TOTAL_TOKENS) for one in attributes)
     if total is None and (tokens_in is not None or tokens_out is not None):
         total = (tokens_in or 0) + (tokens_out or 0)
     return Metrics(
@@ -224,7 +204,7 @@ def _metrics(trace: Trace, span: Span | None, spans: Sequence[Span]) -> Metrics:
         input_tokens=int(tokens_in) if tokens_in is not None else None,
         output_tokens=int(tokens_out) if tokens_out is not None else None,
         total_tokens=int(total) if total is not None else None,
-        cost=_total(_first_number(one, COST) for one in attributes),
+        cost=_total(number_attribute(one, COST) for one in attributes),
     )
 
 

@@ -84,6 +84,9 @@ def list_runs(
     agent: Annotated[str | None, Query(description="An agent's name")] = None,
     flow_id: Annotated[str | None, Query(alias="flowId")] = None,
     agent_version: Annotated[str | None, Query(alias="agentVersion")] = None,
+    session_id: Annotated[
+        str | None, Query(alias="sessionId", description="One session (conversation), by its id")
+    ] = None,
     status: Annotated[
         list[str] | None, Query(description=f"One or more of {', '.join(RUN_STATUSES)}, comma-separated")
     ] = None,
@@ -104,6 +107,7 @@ def list_runs(
         agent=agent,
         flow_id=query_id(flow_id, "flowId"),
         agent_version=agent_version,
+        session_id=session_id,
         statuses=statuses,
         since=query_time(since, "since"),
         until=query_time(until, "until"),

@@ -25,6 +25,7 @@ from redline.traces.otlp.model import DerivedRun, DerivedStep
 from redline.traces.otlp.stepids import step_ids
 from redline.traces.otlp.store import ns_time
 from redline.traces.service import pinned_versions, register_producers
+from redline.traces.session_ids import session_id_of
 
 MAX_TITLE = 500
 MAX_NAME = 200
@@ -116,6 +117,9 @@ def _run_row(state: RunState, derived: DerivedRun, agents: _AgentFacts, now: dat
         "input": derived.input,
         "output": derived.output,
         "metadata": metadata or None,
+        # The session its spans named (`session.id`, `gen_ai.conversation.id`, …), as assembly put it in
+        # the metadata.
+        "session_id": session_id_of(None, metadata),
         "started_at": ns_time(derived.started_ns),
         "ended_at": ns_time(derived.ended_ns) if derived.ended_ns else None,
         "hidden": not derived.has_ai,

@@ -470,36 +470,45 @@ def _stored_of(session: Session, trace_hexes: Mapping[uuid.UUID, str]) -> dict[u
     resources = _contents(session, OtlpResource, {row.resource_id for row in rows})
     scopes = _scopes(session, {row.scope_id for row in rows})
     for row in rows:
-        scope_name, scope_version = scopes.get(row.scope_id, ("", ""))
-        span = RawSpan(
-            trace_id=trace_hexes[row.trace_id],
-            span_id=row.span_id,
-            parent_span_id=row.parent_span_id,
-            name=row.name,
-            start_ns=row.start_ns or 0,
-            end_ns=row.end_ns or 0,
-            attributes=row.attributes or {},
-            otel_kind=row.otel_kind or 0,
-            status_code=row.status_code or 0,
-            status_message=row.status_message or "",
-            events=tuple(
-                SpanEvent(event["name"], event["time_ns"], event.get("attributes") or {})
-                for event in row.events or ()
-            ),
-            scope_name=scope_name,
-            scope_version=scope_version,
-            resource=resources.get(row.resource_id, {}),
-            dropped_attributes=row.dropped_attributes or 0,
-            dropped_events=row.dropped_events or 0,
-            dropped_links=row.dropped_links or 0,
-            links=tuple(row.links or ()),
-            trace_state=row.trace_state or "",
-            flags=row.flags or 0,
+        span = raw_span(
+            row, trace_hexes[row.trace_id], scopes.get(row.scope_id, ("", "")), resources.get(row.resource_id)
         )
         if row.content_hash:
             _cache.put(row.id, row.content_hash, span)
         found.setdefault(row.trace_id, {})[row.span_id] = _Copy(row.id, row.content_hash or "", span)
     return found
+
+
+def raw_span(
+    row: Any, trace_hex: str, scope: tuple[str, str] = ("", ""), resource: Mapping[str, Any] | None = None
+) -> RawSpan:
+    """A stored span as derivation reads it: a row of `_STORED_COLUMNS`, or the `Span` itself (a page
+    reading a span sent in the native format, which has no resource or scope, the same way)."""
+    return RawSpan(
+        trace_id=trace_hex,
+        span_id=row.span_id,
+        parent_span_id=row.parent_span_id,
+        name=row.name,
+        start_ns=row.start_ns or 0,
+        end_ns=row.end_ns or 0,
+        attributes=row.attributes or {},
+        otel_kind=row.otel_kind or 0,
+        status_code=row.status_code or 0,
+        status_message=row.status_message or "",
+        events=tuple(
+            SpanEvent(event["name"], event["time_ns"], event.get("attributes") or {})
+            for event in row.events or ()
+        ),
+        scope_name=scope[0],
+        scope_version=scope[1],
+        resource=resource or {},
+        dropped_attributes=row.dropped_attributes or 0,
+        dropped_events=row.dropped_events or 0,
+        dropped_links=row.dropped_links or 0,
+        links=tuple(row.links or ()),
+        trace_state=row.trace_state or "",
+        flags=row.flags or 0,
+    )
 
 
 def _contents(
