@@ -142,6 +142,28 @@ def test_list_filters(admin: Client, live_server: LiveServer) -> None:
     assert listed(agent="nobody") == []
 
 
+def test_list_a_sessions_runs(admin: Client, live_server: LiveServer) -> None:
+    """`session_id` lists one conversation's runs, newest first: named by `sessionId` or, as tracers
+    do, by `metadata.session_id`; a run of another session or of none is left out."""
+    project = live_server.project_id
+    at = [(START + timedelta(minutes=i)).isoformat() for i in range(4)]
+    answer = admin.runs.create_batch(
+        [
+            make_run(project, sessionId="chat-5521", startedAt=at[0]),
+            make_run(project, sessionId="chat-7000", startedAt=at[1]),
+            make_run(project, metadata={"session_id": "chat-5521"}, startedAt=at[2]),
+            make_run(project, startedAt=at[3]),
+        ]
+    )
+    ids = [item["id"] for item in answer["data"]]
+    session = list(admin.runs.list(project_id=project, session_id="chat-5521"))
+    assert [run["id"] for run in session] == [ids[2], ids[0]]
+    assert {run["sessionId"] for run in session} == {"chat-5521"}
+    page = admin.runs.page(project, session_id="chat-7000", status="completed")
+    assert [run["id"] for run in page.data] == [ids[1]]
+    assert list(admin.runs.list(project, session_id="chat-0")) == []
+
+
 # --------------------------------------------------------------------------------------- identity
 
 

@@ -13,6 +13,8 @@ import pytest
 from redline.client import Client
 
 CALLS: dict[str, Callable[[Client], Any]] = {
+    "runs.list": lambda client: client.runs.list("p", stauts="open"),  # type: ignore[call-arg]
+    "runs.page": lambda client: client.runs.page(project_id="p", stauts="open"),  # type: ignore[call-arg]
     "corrections.list": lambda client: client.corrections.list(stauts="open"),  # type: ignore[call-arg]
     "corrections.page": lambda client: client.corrections.page(stauts="open"),  # type: ignore[call-arg]
     "corrections.export": lambda client: client.corrections.export(agent_id="a", stauts="open"),  # type: ignore[call-arg]

@@ -3,8 +3,11 @@ comments on selected text, label errors), the service's sentences on refusal, an
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
+from markupsafe import escape
 from playwright.sync_api import Locator, Page, expect
 
 from tests.conftest import Harness
@@ -72,8 +75,8 @@ def test_the_page_shows_the_steps_as_they_happened(console: Console) -> None:
     expect(call.locator("pre.args")).to_have_text(
         '{\n  "fields": [\n    "status",\n    "lines"\n  ],\n  "order_id": "1182"\n}'
     )
-    # A long tool result is folded until opened.
-    fold = _step(page, 3).locator("details.fold")
+    # The call's result is shown under it, inside its card; a long one is folded until opened.
+    fold = _step(page, 2).locator(":scope > #step-3 > details.fold")
     expect(fold.locator("summary")).to_have_text(f"Result · {len(LONG_RESULT)} characters")
     expect(fold.locator(".content")).to_be_hidden()
     fold.locator("summary").click()
@@ -83,6 +86,103 @@ def test_the_page_shows_the_steps_as_they_happened(console: Console) -> None:
         "href", f"/ui/traces/{run['id']}/correct"
     )
     shoot(console, "trace-page")
+
+
+ORDER = '{"order": "1182", "status": "delivered"}'
+AUDIT = "audit entry 77 written"
+
+
+def _calls(console: Console) -> dict[str, Any]:
+    """A turn that calls two tools at once (their results back in the other order), a result no call
+    asked for, and the answer."""
+    steps = [
+        {"role": "user", "content": "Refund order 1182 and tell the customer."},
+        {
+            "role": "assistant",
+            "content": "Checking the order and telling the customer.",
+            "toolName": "lookup_order",
+            "toolInput": {"order_id": "1182"},
+            "toolCallId": "call_a",
+        },
+        {
+            "role": "assistant",
+            "content": "",
+            "toolName": "notify_customer",
+            "toolInput": {},
+            "toolCallId": "call_b",
+        },
+        {"role": "tool", "content": "sent", "toolCallId": "call_b"},
+        {"role": "tool", "content": ORDER, "toolCallId": "call_a"},
+        {"role": "tool", "content": AUDIT, "toolName": "audit_log"},
+        {"role": "assistant", "content": "Done: refunded, and the customer knows."},
+    ]
+    return console.api.runs.create(make_run(console.server.project_id, title="Two calls", steps=steps))
+
+
+def _select(page: Page, selector: str, text: str) -> None:
+    """Select `text` in the element at `selector`, as a person dragging over it would."""
+    page.evaluate(
+        """([selector, text]) => {
+            const holder = document.querySelector(selector);
+            const node = holder.firstChild;
+            const start = node.textContent.indexOf(text);
+            const range = document.createRange();
+            range.setStart(node, start);
+            range.setEnd(node, start + text.length);
+            window.getSelection().removeAllRanges();
+            window.getSelection().addRange(range);
+            holder.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+        }""",
+        [selector, text],
+    )
+
+
+def test_a_tool_call_and_its_result_are_one_unit_shown_once(console: Console) -> None:
+    run = _calls(console)
+    page = console.open(f"/ui/traces/{run['id']}")
+    conversation = page.get_by_role("region", name="Conversation")
+    # Every step once; the two answered results sit inside their calls, matched by tool_call_id.
+    expect(conversation.locator("article.step")).to_have_count(7)
+    expect(conversation.locator(":scope > article.step")).to_have_count(5)
+    lookup, notify = _step(page, 1), _step(page, 2)
+    expect(lookup.locator(":scope > .tool-call .fn")).to_have_text("lookup_order")
+    expect(lookup.locator(":scope > .tool-call pre.args")).to_have_text('{\n  "order_id": "1182"\n}')
+    expect(lookup.locator(":scope > #step-4")).to_have_attribute(
+        "aria-label", "Step 4, result of lookup_order"
+    )
+    expect(lookup.locator(":scope > #step-4 > .content")).to_have_text(ORDER)
+    expect(page.get_by_text(ORDER, exact=True)).to_have_count(1)
+    expect(page.locator(".tool-call .fn", has_text="lookup_order")).to_have_count(1)
+    # A call without arguments says so in its line: no empty box.
+    expect(notify.locator(":scope > .tool-call")).to_have_text("Calls notify_customer with no arguments")
+    expect(page.locator("pre.args")).to_have_count(1)
+    expect(notify.locator(":scope > #step-3 > .content")).to_have_text("sent")
+    # A result no call asked for stays a step of its own.
+    audit = conversation.locator(":scope > #step-5")
+    expect(audit.locator(".step-head")).to_have_text("#5 Tool result audit_log")
+    expect(audit.locator(".content")).to_have_text(AUDIT)
+    console.page.set_viewport_size({"width": 1280, "height": 900})
+    lookup.scroll_into_view_if_needed()
+    console.shoot("trace-page-tool-calls")
+
+    # Rating the result saves on the result's step, not the call's.
+    result = _step(page, 4)
+    result.get_by_role("group", name="Rate step 4").get_by_role("button", name="+ Good").click()
+    expect(result.locator("li.annotation .rating")).to_have_text("+ good")
+    expect(lookup.locator(":scope > section.annotations li.annotation")).to_have_count(0)
+    # Text selected in the call's own words is quoted on the call, not on the result inside it.
+    _select(page, "#step-1 > .content", "the order")
+    expect(lookup.locator(":scope > section.annotations .quoting q")).to_have_text("the order")
+    expect(result.locator(".quoting")).to_be_hidden()
+    _comment(lookup.locator(":scope > section.annotations"), 1, "Two calls at once is right.")
+    page.reload()
+    expect(result.locator("li.annotation .rating")).to_have_text("+ good")
+    expect(lookup.locator(":scope > .content mark.quote")).to_have_text("the order")
+    said = console.api.annotations.list(run["id"])
+    assert [(a["step_id"], a["rating"], (a["quote"] or {}).get("text")) for a in said] == [
+        (run["steps"][4]["id"], 1, None),
+        (run["steps"][1]["id"], None, "the order"),
+    ]
 
 
 def test_rating_and_commenting_on_a_step_save_in_place(console: Console) -> None:
@@ -206,3 +306,40 @@ def test_a_reader_sees_no_controls_and_saves_need_the_csrf_secret(harness: Harne
     answer = reader.save(f"/ui/traces/{run['id']}/annotations", {"comment": "me too"})
     assert answer.status_code == 403
     assert answer.json()["message"] == 'This needs the write role in project "default"; you have read.'
+
+
+def test_results_without_call_ids_go_under_the_waiting_call_of_their_tool(harness: Harness) -> None:
+    """A tracer that writes no call ids: each result goes under the earliest call of the tool it names
+    still waiting for one; a result once every call has its own stays a step of its own."""
+    steps = [
+        {"role": "user", "content": "Refund order 1182 and tell the customer."},
+        {"role": "assistant", "content": "", "toolName": "lookup_order", "toolInput": {"order_id": "1182"}},
+        {"role": "assistant", "content": "", "toolName": "notify_customer"},
+        {"role": "tool", "content": "sent", "toolName": "notify_customer"},
+        {"role": "tool", "content": ORDER, "toolName": "lookup_order"},
+        {"role": "tool", "content": AUDIT},
+    ]
+    run = harness.client.post(
+        "/v1/runs", json=make_run(harness.project_id, steps=steps), headers=harness.admin
+    )
+    html = console_client(harness).http.get(f"/ui/traces/{run.json()['id']}").text
+    # In the page's order: each result right after its call's line, inside the call's card.
+    assert re.findall(r'<article class="([^"]+)" id="step-(\d)"', html) == [
+        ("step role-user", "0"),
+        ("step role-assistant calls-tool", "1"),
+        ("step role-tool call-result", "4"),
+        ("step role-assistant calls-tool", "2"),
+        ("step role-tool call-result", "3"),
+        ("step role-tool", "5"),
+    ]
+
+
+def test_long_arguments_are_folded_behind_their_line_count(harness: Harness) -> None:
+    arguments = {f"field_{number}": number for number in range(20)}
+    steps = [{"role": "assistant", "content": "", "toolName": "export_rows", "toolInput": arguments}]
+    run = harness.client.post(
+        "/v1/runs", json=make_run(harness.project_id, steps=steps), headers=harness.admin
+    )
+    html = console_client(harness).http.get(f"/ui/traces/{run.json()['id']}").text
+    shown = json.dumps(arguments, indent=2)
+    assert f'<summary>Arguments · 22 lines</summary><pre class="args">{escape(shown)}</pre>' in html

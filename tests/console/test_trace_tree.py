@@ -156,8 +156,8 @@ def test_a_step_and_its_span_point_at_each_other(console: Console, http: httpx.C
     _row(page, "answer").click()
     expect(page.locator("#step-4")).to_have_class("step role-assistant linked")
     expect(page.locator("#step-2")).not_to_have_class("step role-assistant linked")
-    # A step's link to its span opens it.
-    page.locator("#step-2").get_by_role("link", name="span ↗").click()
+    # A step's link to its span opens it (the call's own, not that of its result shown inside it).
+    page.locator("#step-2 > .step-head").get_by_role("link", name="span ↗").click()
     expect(_panel(page).get_by_role("heading", name="chat gpt-4o-mini")).to_be_visible()
 
 
@@ -206,6 +206,20 @@ def test_the_span_fragment_is_the_panel_alone_and_a_missing_span_is_not_found(ha
     assert "This trace has no span" in missing.text
     # An address naming a span the run lacks opens the page without a panel.
     assert signed.http.get(f"/ui/traces/{trace_id}?span=nope").status_code == 200
+
+
+def test_the_span_fragment_is_the_panel_the_page_opens_with(harness: Harness) -> None:
+    """The fragment reads one span whole and only the others' outline (`_read_span`); the page builds the
+    whole tree. Every span's panel comes out the same either way: depth, start, duration, parent, status."""
+    admin = Authorized(harness.client, harness.admin)
+    trace_id = _seeded(harness)
+    post_ok(admin, f"/api/v1/rm/traces/{trace_id}/annotations", {"span_id": "issue", "comment": "Retry?"})
+    signed = console_client(harness)
+    for span in nested_run(harness.project_id)["spans"]:
+        alone = signed.http.get(f"/ui/traces/{trace_id}/spans/{span['spanId']}")
+        assert alone.status_code == 200, span["spanId"]
+        page = signed.http.get(f"/ui/traces/{trace_id}?span={span['spanId']}").text
+        assert alone.text.strip() in page, span["spanId"]
 
 
 def test_a_tool_call_without_arguments_shows_no_empty_box(harness: Harness) -> None:

@@ -1,7 +1,8 @@
 """The trace page's read model of a run's spans (`console.trace_tree`): kinds as the page's icons, tree
 order and depth, offsets on the run's axis, error flags, model calls' tokens and cost (recorded, priced
 from the table, or unknown, never 0), the run's totals, the price table's lookups and its replacement by a
-file; and which span each step came from. Plain objects: nothing here reads a store."""
+file; which span each step came from; one span's row made alone, as the span panel's fragment makes it;
+review places made when asked for. Plain objects: nothing here reads a store."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from typing import Any
 import pytest
 
 from redline.config import Settings
-from redline.console.trace_tree import cost_text, duration_text, kind_category, trace_tree
+from redline.console.pages.traces import review_places
+from redline.console.trace_tree import cost_text, duration_text, kind_category, span_row, trace_tree
 from redline.errors import Invalid
+from redline.identity.service import Actor
 from redline.traces.models import Span, Step, Trace
 from redline.traces.prices import model_key, price_table, read_table
 
@@ -213,3 +216,47 @@ def test_a_broken_prices_file_is_refused_with_a_sentence(tmp_path: Path, content
         price_table(str(own))
     with pytest.raises(Invalid, match="can't read"):
         price_table(str(tmp_path / "missing.json"))
+
+
+def test_one_spans_row_is_its_row_in_the_tree_without_the_others_contents() -> None:
+    """The span panel's fragment makes one row from the run's outline (`span_row`): depth, children, bar,
+    figures and error as the whole tree gives them, whatever the tree's shape (nested, orphaned, its own
+    parent, parents in a loop)."""
+    spans = [
+        _span("root", None, 0, 10, kind="agent"),
+        _span("plan", "root", 1, 6, kind="chain"),
+        _span("call", "plan", 1.5, 3, attributes={"model": "gpt-4o-mini", "usage": {"prompt_tokens": 900}}),
+        _span("tool", "plan", 3, 5, kind="tool", attributes={"error": True, "cost": 0.5}),
+        _span("deep", "tool", 3.5, None, kind="llm", attributes={"gen_ai.usage.output_tokens": 12}),
+        _span("orphan", "gone", 4, 4.5, kind="tool"),
+        _span("self", "self", 2, 2.2),
+        _span("loop-a", "loop-b", 7, 8),
+        _span("loop-b", "loop-a", 7.5, 8.5),
+        _span("below-loop", "loop-a", 8, 9),
+    ]
+    tree = trace_tree(_trace(), spans, [], TABLE, said_by_span={"deep": 2})
+    assert [row.depth for row in tree.rows if row.span.span_id == "deep"] == [3]
+    for row in tree.rows:
+        said = 2 if row.span.span_id == "deep" else 0
+        assert span_row(_trace(), row.span, spans, TABLE, said=said) == row, row.span.span_id
+    assert span_row(_trace(), _span("absent", "root", 1, 2), spans, TABLE) is None
+
+
+def test_review_places_are_made_for_the_spans_asked_for() -> None:
+    """A run of thousands of spans has its review places made when one is asked for; every span of the
+    run is among them, and only the whole trace's place (and the ones asked for) are made."""
+    trace = _trace()
+    spans = {f"s{number}": (f"span {number}", "tool") for number in range(5000)}
+    places = review_places(trace, spans, [], Actor(uuid.uuid4(), uuid.uuid4(), "admin", "user"), [], True)
+    assert "s4999" in places
+    assert None in places
+    assert "s5000" not in places
+    assert len(places) == 5001
+    assert list(places)[:2] == [None, "s0"]
+    assert [place.name for place in places.values()] == ["The whole trace"]
+    place = places["s17"]
+    assert (place.address, place.name, place.kind, place.whole) == ("s17", "span 17", "tool", False)
+    assert places["s17"] is place
+    assert [place.name for place in places.values()] == ["The whole trace", "span 17"]
+    with pytest.raises(KeyError):
+        places["s5000"]

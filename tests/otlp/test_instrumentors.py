@@ -22,16 +22,15 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from redline.client import Client
-from tests.conftest import ADMIN_TOKEN
 from tests.liveserver import LiveServer, live_server
 from tests.llmserver import ScriptedLLM, scripted_llm
 from tests.otlp import instrumentors
 from tests.otlp.instrumented import weather
+from tests.otlp.live_scenarios import export, otel_python, stand_in
 from tests.otlp.record_instrumentors import RECORDED_DIR, read_recording, record, span_shapes
 
-__all__ = ["live_server", "scripted_llm"]
+__all__ = ["live_server", "otel_python", "scripted_llm", "stand_in"]
 
-PROJECT = "default"
 STEP_FIELDS = ("role", "content", "toolName", "toolInput", "toolCallId")
 
 SYSTEM_STEP = {"role": "system", "content": weather.SYSTEM}
@@ -58,34 +57,10 @@ MODEL_CALLS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def otel_python() -> Path:
-    """The instrumented venv's python: REDLINE_OTEL_PYTHON (CI), else built once at .otel-venv/."""
-    return instrumentors.instrumented_python()
-
-
-@pytest.fixture
-def stand_in(scripted_llm: ScriptedLLM) -> ScriptedLLM:
-    scripted_llm.otherwise = instrumentors.weather_script()
-    return scripted_llm
-
-
 @pytest.fixture
 def admin(live_server: LiveServer) -> Iterator[Client]:
     with live_server.client() as client:
         yield client
-
-
-def export(
-    scenario: str, otel_python: Path, live_server: LiveServer, stand_in: ScriptedLLM, home: Path
-) -> instrumentors.Finished:
-    """Run the scenario against the live server; a failed export or agent fails the test with its output."""
-    environment = instrumentors.scenario_environment(live_server.url, ADMIN_TOKEN, stand_in.url, PROJECT)
-    try:
-        return instrumentors.run_scenario(otel_python, instrumentors.SCENARIOS[scenario], environment, home)
-    except instrumentors.ScenarioFailed as failure:
-        problem = str(failure)
-    pytest.fail(problem, pytrace=False)
 
 
 def runs_of(admin: Client, live_server: LiveServer, finished: instrumentors.Finished) -> list[dict[str, Any]]:

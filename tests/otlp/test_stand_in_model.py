@@ -9,19 +9,13 @@ import httpx
 import pytest
 
 from tests.llmserver import ScriptedLLM, scripted_llm
-from tests.otlp import instrumentors
 from tests.otlp.instrumented import weather
+from tests.otlp.live_scenarios import stand_in
 
-__all__ = ["scripted_llm"]
+__all__ = ["scripted_llm", "stand_in"]
 
 QUESTION = {"role": "user", "content": weather.QUESTION}
 TOOL_RESULT = {"role": "tool", "tool_call_id": weather.CALL_ID, "content": weather.TOOL_RESULT}
-
-
-@pytest.fixture
-def stand_in(scripted_llm: ScriptedLLM) -> ScriptedLLM:
-    scripted_llm.otherwise = instrumentors.weather_script()
-    return scripted_llm
 
 
 def post(stand_in: ScriptedLLM, path: str, body: dict[str, Any]) -> dict[str, Any]:

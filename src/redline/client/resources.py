@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
+from redline.client._filters import refuse_unknown
 from redline.client._http import Http, Params, json_object, segment
 from redline.client.errors import ServerError
 
-__all__ = ["Agents", "Members", "Page", "Projects", "Runs", "Tokens", "Users"]
+__all__ = ["Agents", "Members", "Page", "Projects", "RunFilters", "Runs", "Tokens", "Users"]
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -140,6 +141,40 @@ class Members:
         self._http.request("DELETE", f"/v1/projects/{segment(project_id)}/members/{segment(user_id)}")
 
 
+class RunFilters(TypedDict, total=False):
+    """The keyword filters of `Runs.list` and `page`, each narrowing the list.
+
+    `agent_id` or `agent` (its name), `flow_id`, `agent_version`; `status` (one or several of running,
+    completed, failed, cancelled, suspended); `session_id` (one conversation's runs); `since`
+    (inclusive) and `until` (exclusive) on `startedAt`, ISO 8601 strings or datetimes with a timezone.
+    """
+
+    agent_id: str | None
+    agent: str | None
+    flow_id: str | None
+    agent_version: str | None
+    status: str | Sequence[str] | None
+    session_id: str | None
+    since: datetime | str | None
+    until: datetime | str | None
+
+
+def _run_query(project_id: str | None, filters: RunFilters) -> Params:
+    """The project and filters as query parameters; one not there is left out."""
+    refuse_unknown(filters, RunFilters.__optional_keys__)
+    return {
+        "projectId": project_id,
+        "agentId": filters.get("agent_id"),
+        "agent": filters.get("agent"),
+        "flowId": filters.get("flow_id"),
+        "agentVersion": filters.get("agent_version"),
+        "status": filters.get("status"),
+        "since": _time(filters.get("since")),
+        "until": _time(filters.get("until")),
+        "sessionId": filters.get("session_id"),
+    }
+
+
 class Runs:
     """Runs: ingest one or a batch, read one, list with filters, erase content."""
 
@@ -170,71 +205,26 @@ class Runs:
         return json_object(self._http.request("POST", f"/v1/runs/{segment(run_id)}/erase"), "a run")
 
     def list(
-        self,
-        project_id: str | None = None,
-        *,
-        agent_id: str | None = None,
-        agent: str | None = None,
-        flow_id: str | None = None,
-        agent_version: str | None = None,
-        status: str | Sequence[str] | None = None,
-        since: datetime | str | None = None,
-        until: datetime | str | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
+        self, project_id: str | None = None, *, limit: int = DEFAULT_PAGE_SIZE, **filters: Unpack[RunFilters]
     ) -> Iterator[dict[str, Any]]:
         """Every matching run, newest first by `startedAt`, without steps and spans.
 
         Lazy: a page of `limit` runs is fetched only when iteration reaches it, so breaking out early
-        costs no more requests. `since` is inclusive, `until` exclusive; datetimes need a timezone.
+        costs no more requests. Takes the keyword filters of RunFilters.
         """
-        params = self._params(
-            project_id, agent_id, agent, flow_id, agent_version, status, since, until, limit
-        )
-        return _every(self._http, "/v1/runs", params)
+        return _every(self._http, "/v1/runs", {**_run_query(project_id, filters), "limit": limit})
 
     def page(
         self,
         project_id: str | None = None,
         *,
-        agent_id: str | None = None,
-        agent: str | None = None,
-        flow_id: str | None = None,
-        agent_version: str | None = None,
-        status: str | Sequence[str] | None = None,
-        since: datetime | str | None = None,
-        until: datetime | str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
         cursor: str | None = None,
+        **filters: Unpack[RunFilters],
     ) -> Page:
         """One page of `list`, starting after `cursor` (the previous page's `next_cursor`)."""
-        params = self._params(
-            project_id, agent_id, agent, flow_id, agent_version, status, since, until, limit
-        )
-        return _page(self._http.request("GET", "/v1/runs", params={**params, "cursor": cursor}))
-
-    @staticmethod
-    def _params(
-        project_id: str | None,
-        agent_id: str | None,
-        agent: str | None,
-        flow_id: str | None,
-        agent_version: str | None,
-        status: str | Sequence[str] | None,
-        since: datetime | str | None,
-        until: datetime | str | None,
-        limit: int,
-    ) -> dict[str, str | int | Sequence[str] | None]:
-        return {
-            "projectId": project_id,
-            "agentId": agent_id,
-            "agent": agent,
-            "flowId": flow_id,
-            "agentVersion": agent_version,
-            "status": status,
-            "since": _time(since),
-            "until": _time(until),
-            "limit": limit,
-        }
+        params = {**_run_query(project_id, filters), "limit": limit, "cursor": cursor}
+        return _page(self._http.request("GET", "/v1/runs", params=params))
 
 
 class Agents:

@@ -12,7 +12,7 @@ in the native format as the fields Redline stored.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,8 +174,9 @@ def _received(span: Span, stored: RawSpan | None) -> tuple[str, str]:
     return json.dumps(fields, indent=2, ensure_ascii=False, default=str), "stored fields"
 
 
-def span_panel(row: SpanRow, rows: Sequence[SpanRow], stored: RawSpan | None) -> SpanPanel:
-    """The panel of `row`'s span; `stored` is its OTLP form when it came over OTLP."""
+def span_panel(row: SpanRow, parent_name: str | None, stored: RawSpan | None) -> SpanPanel:
+    """The panel of `row`'s span, whose parent (when the run has it) is named `parent_name`; `stored` is
+    its OTLP form when it came over OTLP."""
     span = row.span
     raw = stored or raw_span(span, "")
     start = raw.start_ns or None
@@ -189,7 +190,6 @@ def span_panel(row: SpanRow, rows: Sequence[SpanRow], stored: RawSpan | None) ->
     ]
     into, out = _sides(raw, row.category)
     received, received_as = _received(span, stored)
-    parents = {one.span.span_id: one.span.name for one in rows}
     return SpanPanel(
         row=row,
         input=into,
@@ -198,5 +198,5 @@ def span_panel(row: SpanRow, rows: Sequence[SpanRow], stored: RawSpan | None) ->
         events=events,
         received=received,
         received_as=received_as,
-        parent_name=parents.get(span.parent_span_id or ""),
+        parent_name=parent_name,
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from redline.learning.figures import duration_text as seconds_text
 from redline.traces.attributes import (
@@ -86,6 +86,9 @@ _KINDS = {
     "evaluator": "evaluator",
     "eval": "evaluator",
 }
+# Every attribute name a token count or cost is read from: a span that has none of them (and no `usage`
+# object) is not looked through name by name, as most of a big tree's spans (chains, tools) are not.
+_FIGURE_NAMES = frozenset((*INPUT_TOKENS, *OUTPUT_TOKENS, *COST, "usage"))
 # Below this depth a span's children start folded, so a deep tree opens on its outline.
 OPEN_DEPTH = 3
 NS_PER_MS = 1_000_000
@@ -120,6 +123,8 @@ def _failed(span: Span) -> bool:
 def _count(column: int | None, attributes: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
     if column is not None:
         return column
+    if _FIGURE_NAMES.isdisjoint(attributes):
+        return None
     found = number_attribute(attributes, names)
     return int(found) if found is not None else None
 
@@ -194,12 +199,37 @@ class TraceTree:
         return [row for row in self.rows if row.error]
 
 
-def _in_tree_order(spans: Sequence[Span], starts: Mapping[str, int]) -> list[tuple[Span, int, bool]]:
+class Linked(Protocol):
+    """What placing a span in the tree reads of it: a `Span`, or the lighter row of `traces.span_outline`."""
+
+    @property
+    def span_id(self) -> str: ...
+
+    @property
+    def parent_span_id(self) -> str | None: ...
+
+    @property
+    def started_at(self) -> datetime | None: ...
+
+    @property
+    def ended_at(self) -> datetime | None: ...
+
+    @property
+    def start_ns(self) -> int | None: ...
+
+    @property
+    def end_ns(self) -> int | None: ...
+
+
+S = TypeVar("S", bound=Linked)
+
+
+def _in_tree_order(spans: Sequence[S], starts: Mapping[str, int]) -> list[tuple[S, int, bool]]:
     """Each span with its depth and whether it has children, parents first and siblings by start; a span
     whose parent isn't in the run starts a tree of its own, and a span is visited once even if its
     parents loop."""
     ids = {span.span_id for span in spans}
-    children: dict[str | None, list[Span]] = {}
+    children: dict[str | None, list[S]] = {}
     for span in spans:
         parent = (
             span.parent_span_id
@@ -209,7 +239,7 @@ def _in_tree_order(spans: Sequence[Span], starts: Mapping[str, int]) -> list[tup
         children.setdefault(parent, []).append(span)
     for kids in children.values():
         kids.sort(key=lambda span: starts.get(span.span_id, 0))
-    ordered: list[tuple[Span, int, bool]] = []
+    ordered: list[tuple[S, int, bool]] = []
     seen: set[str] = set()
     stack = [(span, 0) for span in reversed(children.get(None, []))]
     while stack:
@@ -258,53 +288,105 @@ def trace_tree(
 ) -> TraceTree:
     """The rows, totals and axis of one run; `annotations` is how many things people and evaluators said
     about it, `said_by_span` how many about each span (by its span id)."""
-    starts = {span.span_id: at for span in spans if (at := _ns(span.start_ns, span.started_at)) is not None}
-    ends = {span.span_id: at for span in spans if (at := _ns(span.end_ns, span.ended_at)) is not None}
-    run_start = _ns(None, trace.started_at)
-    run_end = _ns(None, trace.ended_at)
-    origin = min([*starts.values(), *([run_start] if run_start is not None else [])], default=0)
-    finish = max(
-        [*ends.values(), *starts.values(), *([run_end] if run_end is not None else [])], default=origin
-    )
-    axis = max(finish - origin, 1)
-    rows: list[SpanRow] = []
-    for span, depth, has_children in _in_tree_order(spans, starts):
-        attributes = span.attributes or {}
-        model = span.model or text_attribute(attributes, MODEL_ATTRIBUTES)
-        tokens_in = _count(span.input_tokens, attributes, INPUT_TOKENS)
-        tokens_out = _count(span.output_tokens, attributes, OUTPUT_TOKENS)
-        cost = span.cost if span.cost is not None else number_attribute(attributes, COST)
-        if cost is None:
-            cost = prices.cost(model, tokens_in, tokens_out)
-        # A model call that costs something nobody can tell: it has a model or counted tokens.
-        billed = model is not None or tokens_in is not None or tokens_out is not None
-        start = starts.get(span.span_id, origin)
-        end = ends.get(span.span_id)
-        rows.append(
-            SpanRow(
-                span=span,
-                depth=depth,
-                has_children=has_children,
-                category=kind_category(span.kind, model),
-                start_ms=(start - origin) / NS_PER_MS,
-                duration_ms=(end - start) / NS_PER_MS if end is not None and end >= start else None,
-                left=100 * (start - origin) / axis,
-                width=100 * ((end if end is not None else finish) - start) / axis,
-                error=_failed(span),
-                model=model,
-                input_tokens=tokens_in,
-                output_tokens=tokens_out,
-                cost=cost,
-                cost_unknown=billed and cost is None,
-                said=(said_by_span or {}).get(span.span_id, 0),
-            )
-        )
+    axis = _Axis.of(trace, spans)
+    rows = [
+        _row(span, depth, has_children, axis, prices, (said_by_span or {}).get(span.span_id, 0))
+        for span, depth, has_children in _in_tree_order(spans, axis.starts)
+    ]
     return TraceTree(
         rows=rows,
-        totals=_totals(trace, rows, axis if spans else None, annotations),
-        axis_ms=axis / NS_PER_MS,
+        totals=_totals(trace, rows, axis.length if spans else None, annotations),
+        axis_ms=axis.length / NS_PER_MS,
         prices_as_of=prices.as_of,
         step_spans=_step_spans(steps, spans),
+    )
+
+
+def span_row(
+    trace: Trace, span: Span, outline: Sequence[Linked], prices: PriceTable, *, said: int = 0
+) -> SpanRow | None:
+    """One span's row as `trace_tree` makes it, without making the others: `outline` is every span of the
+    run, read without its attributes (`traces.span_outline`), for the axis, the depth and the children.
+    None when the outline lacks the span."""
+    placed = _place(outline, span.span_id)
+    if placed is None:
+        return None
+    depth, has_children = placed
+    return _row(span, depth, has_children, _Axis.of(trace, outline), prices, said)
+
+
+def _place(spans: Sequence[Linked], span_id: str) -> tuple[int, bool] | None:
+    """A span's depth and whether it has children, as `_in_tree_order` places it, by walking up its
+    parents rather than ordering the whole tree: each span has one parent, so a span reached from a root
+    is reached once, and one whose parents loop without reaching a root is shown at the top, alone."""
+    parents = {span.span_id: span.parent_span_id for span in spans}
+    if span_id not in parents:
+        return None
+    depth, at, passed = 0, span_id, {span_id}
+    while (parent := parents[at]) is not None and parent in parents and parent != at:
+        if parent in passed:
+            return 0, False
+        passed.add(parent)
+        depth, at = depth + 1, parent
+    return depth, any(parent == span_id and kid != span_id for kid, parent in parents.items())
+
+
+@dataclass(frozen=True)
+class _Axis:
+    """The run's time axis in nanoseconds: where it starts, ends and how long it is, with each span's
+    start and end on it."""
+
+    starts: dict[str, int]
+    ends: dict[str, int]
+    origin: int
+    finish: int
+    length: int
+
+    @classmethod
+    def of(cls, trace: Trace, spans: Sequence[Linked]) -> _Axis:
+        starts = {
+            span.span_id: at for span in spans if (at := _ns(span.start_ns, span.started_at)) is not None
+        }
+        ends = {span.span_id: at for span in spans if (at := _ns(span.end_ns, span.ended_at)) is not None}
+        run_start = _ns(None, trace.started_at)
+        run_end = _ns(None, trace.ended_at)
+        origin = min([*starts.values(), *([run_start] if run_start is not None else [])], default=0)
+        finish = max(
+            [*ends.values(), *starts.values(), *([run_end] if run_end is not None else [])], default=origin
+        )
+        return cls(starts, ends, origin, finish, max(finish - origin, 1))
+
+
+def _row(span: Span, depth: int, has_children: bool, axis: _Axis, prices: PriceTable, said: int) -> SpanRow:
+    attributes = span.attributes or {}
+    model = span.model or text_attribute(attributes, MODEL_ATTRIBUTES)
+    tokens_in = _count(span.input_tokens, attributes, INPUT_TOKENS)
+    tokens_out = _count(span.output_tokens, attributes, OUTPUT_TOKENS)
+    cost = span.cost
+    if cost is None and not _FIGURE_NAMES.isdisjoint(attributes):
+        cost = number_attribute(attributes, COST)
+    if cost is None:
+        cost = prices.cost(model, tokens_in, tokens_out)
+    # A model call that costs something nobody can tell: it has a model or counted tokens.
+    billed = model is not None or tokens_in is not None or tokens_out is not None
+    start = axis.starts.get(span.span_id, axis.origin)
+    end = axis.ends.get(span.span_id)
+    return SpanRow(
+        span=span,
+        depth=depth,
+        has_children=has_children,
+        category=kind_category(span.kind, model),
+        start_ms=(start - axis.origin) / NS_PER_MS,
+        duration_ms=(end - start) / NS_PER_MS if end is not None and end >= start else None,
+        left=100 * (start - axis.origin) / axis.length,
+        width=100 * ((end if end is not None else axis.finish) - start) / axis.length,
+        error=_failed(span),
+        model=model,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost=cost,
+        cost_unknown=billed and cost is None,
+        said=said,
     )
 
 

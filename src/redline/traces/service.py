@@ -18,6 +18,7 @@ from typing import Any, Protocol, cast
 
 from sqlalchemy import (
     ColumnElement,
+    Row,
     Select,
     Table,
     and_,
@@ -449,6 +450,27 @@ def _full_view(session: Session, trace: Trace) -> RunView:
 def get_run(session: Session, actor: Actor, run_id: uuid.UUID) -> RunView:
     """One run with its steps and spans; not found when it is outside what the actor can read."""
     return _full_view(session, readable_trace(session, actor, run_id, "read"))
+
+
+# What placing a span on the run's tree and time axis reads: no attributes, events or links.
+_OUTLINE = (
+    Span.span_id, Span.parent_span_id, Span.name, Span.started_at, Span.ended_at, Span.start_ns, Span.end_ns
+)  # fmt: skip
+
+
+# A span's outline: the columns of `_OUTLINE`, in order.
+OutlineRow = Row[str, str | None, str, datetime | None, datetime | None, int | None, int | None]
+
+
+def span_outline(session: Session, trace: Trace) -> Sequence[OutlineRow]:
+    """Every span of a run that `readable_trace` gave, without its contents (`_OUTLINE`): what one span's
+    panel needs of the others, its place among them, far cheaper than the spans themselves."""
+    return session.execute(select(*_OUTLINE).where(Span.trace_id == trace.id)).all()
+
+
+def run_span(session: Session, trace: Trace, span_id: str) -> Span | None:
+    """One span of a run that `readable_trace` gave, by its span id (the run's unique key)."""
+    return session.scalars(select(Span).where(Span.trace_id == trace.id, Span.span_id == span_id)).first()
 
 
 # The runs list's order (newest first) and its cursor's key.

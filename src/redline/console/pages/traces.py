@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Annotated, Any
@@ -41,6 +42,7 @@ from redline.console.paging import cursor_url
 from redline.console.rendering import fragment
 from redline.console.session_links import session_link
 from redline.console.span_panel import SpanPanel, span_panel
+from redline.console.tool_calls import answered
 from redline.console.trace_filters import filter_values, filters_from
 from redline.console.trace_tree import (
     CATEGORIES,
@@ -49,6 +51,7 @@ from redline.console.trace_tree import (
     TraceTree,
     cost_text,
     duration_text,
+    span_row,
     trace_tree,
 )
 from redline.db.id_pages import MAX_LIMIT
@@ -64,7 +67,8 @@ from redline.reviews.schemas import ValueIn
 from redline.reviews.values import number_text
 from redline.sentences import counted, listed
 from redline.traces import service as traces
-from redline.traces.models import Step, Trace
+from redline.traces.models import Span, Step, Trace
+from redline.traces.otlp.model import RawSpan
 from redline.traces.otlp.store import stored_spans
 from redline.traces.prices import price_table
 from redline.traces.service import RunView
@@ -215,11 +219,19 @@ class Piece:
 
 @dataclass
 class StepView:
+    """One step as the conversation shows it. A tool call carries its result (`result`), shown under
+    the call as one unit, each step still with its own anchor, annotations and controls."""
+
     step: Step
     pieces: list[Piece]
     arguments: str | None
     folded: bool
     said: list[Annotation] = field(default_factory=list)
+    result: StepView | None = None
+
+    @property
+    def arguments_folded(self) -> bool:
+        return _long(self.arguments or "")
 
 
 def pieces(content: str, said: list[Annotation]) -> list[Piece]:
@@ -243,16 +255,47 @@ def pieces(content: str, said: list[Annotation]) -> list[Piece]:
     ]
 
 
+def _long(text: str) -> bool:
+    return len(text) > FOLD_CHARS or text.count("\n") >= FOLD_LINES
+
+
 def _folded(step: Step) -> bool:
-    return step.role == "tool" and (len(step.content) > FOLD_CHARS or step.content.count("\n") >= FOLD_LINES)
+    return step.role == "tool" and _long(step.content)
 
 
 def _arguments(step: Step) -> str | None:
-    """A tool call's arguments pretty-printed; "" for a call without any, which the page writes in its
-    line rather than as an empty box."""
+    """A tool call's arguments pretty-printed (arguments a tracer kept as a JSON string too); "" for a
+    call without any, which the page writes in its line rather than as an empty box."""
     if step.tool_name is None or step.role != "assistant":
         return None
-    return json.dumps(step.tool_input, indent=2, ensure_ascii=False) if step.tool_input else ""
+    arguments = step.tool_input
+    if isinstance(arguments, str):
+        text: str = arguments
+        try:
+            arguments = json.loads(text)
+        except ValueError:
+            return text.strip()
+    return json.dumps(arguments, indent=2, ensure_ascii=False) if arguments else ""
+
+
+def conversation(steps: list[Step], said: dict[uuid.UUID | None, list[Annotation]]) -> list[StepView]:
+    """The steps in order as the page shows them, what was said on each beside it, and each tool result
+    that answers a call under that call rather than again on its own."""
+    views = {
+        step.id: StepView(
+            step,
+            pieces(step.content, said.get(step.id, [])),
+            _arguments(step),
+            _folded(step),
+            said.get(step.id, []),
+        )
+        for step in steps
+    }
+    results = answered(steps)
+    for call, result in results.items():
+        views[steps[call].id].result = views[steps[result].id]
+    placed = set(results.values())
+    return [views[step.id] for place, step in enumerate(steps) if place not in placed]
 
 
 def trace_name(view: RunView) -> str:
@@ -292,18 +335,53 @@ class ReviewPlace:
     said: list[Said] = field(default_factory=list)
 
 
+class Places(Mapping[str | None, ReviewPlace]):
+    """The whole trace (under None) and each span (under its span id) as review places, a span's made
+    when it is first asked for: a run of thousands of spans has something said on a few, and a page or
+    panel shows one. `values()` are the places made so far, every one where something was said among
+    them; a span's not made yet has nothing said."""
+
+    def __init__(self, whole: ReviewPlace, spans: Mapping[str, tuple[str, str | None]]):
+        self._spans = spans
+        self._made: dict[str | None, ReviewPlace] = {None: whole}
+
+    def __getitem__(self, key: str | None) -> ReviewPlace:
+        made = self._made.get(key)
+        if made is None:
+            name, kind = self._spans[key]  # type: ignore[index]
+            made = self._made[key] = ReviewPlace(key, name, kind)  # type: ignore[arg-type]
+        return made
+
+    def __contains__(self, key: object) -> bool:
+        return key is None or key in self._spans
+
+    def __iter__(self) -> Iterator[str | None]:
+        yield None
+        yield from self._spans
+
+    def __len__(self) -> int:
+        return 1 + len(self._spans)
+
+    def values(self) -> ValuesView[ReviewPlace]:
+        return self._made.values()
+
+
 def review_places(
-    view: RunView, reviews: list[Said], actor: Actor, keys: list[ReviewKey], can_write: bool
-) -> dict[str | None, ReviewPlace]:
-    """The whole trace (under None) and each span (under its id), with what was said there."""
-    whole = ReviewPlace(str(view.trace.id), "The whole trace", None, whole=True)
-    places: dict[str | None, ReviewPlace] = {None: whole}
-    places.update((span.span_id, ReviewPlace(span.span_id, span.name, span.kind)) for span in view.spans)
+    trace: Trace,
+    spans: Mapping[str, tuple[str, str | None]],
+    reviews: list[Said],
+    actor: Actor,
+    keys: list[ReviewKey],
+    can_write: bool,
+) -> Places:
+    """The whole trace (under None) and each span (under its id; `spans` gives its name and kind), with
+    what was said there."""
+    places = Places(ReviewPlace(str(trace.id), "The whole trace", None, whole=True), spans)
     defined = {key.key for key in keys}
     for item in reviews:
-        place = places.get(item.span_key)
-        if place is None:
+        if item.span_key not in places:
             continue
+        place = places[item.span_key]
         if can_write and own_value(item, actor) and item.annotation.key in defined:
             place.mine[str(item.annotation.key)] = item.annotation.value
         else:
@@ -317,7 +395,7 @@ class TraceRead:
 
     view: RunView
     feedback: list[Annotation]
-    places: dict[str | None, ReviewPlace]
+    places: Places
     keys: list[ReviewKey]
     role: ProjectRole | None
     tree: TraceTree
@@ -326,15 +404,44 @@ class TraceRead:
     def can_write(self) -> bool:
         return holds(self.role, "write")
 
+    @property
+    def trace(self) -> Trace:
+        return self.view.trace
+
+
+@dataclass
+class SpanRead:
+    """What one span's panel reads of its run, in one transaction, without the run's other spans'
+    contents or its steps (`_read_span`)."""
+
+    trace: Trace
+    keys: list[ReviewKey]
+    role: ProjectRole | None
+    panel: SpanPanel
+    place: ReviewPlace
+
+    @property
+    def can_write(self) -> bool:
+        return holds(self.role, "write")
+
+
+def _said_and_keys(
+    session: Session, actor: Actor, trace: Trace
+) -> tuple[list[Annotation], list[Said], ProjectRole | None, list[ReviewKey]]:
+    """What people said on the run (ratings and comments; review values and evaluator results), the
+    actor's role in its project and the project's review keys."""
+    feedback = [a for a in annotation_service.for_trace(session, actor, trace.id) if _is_feedback(a)]
+    reviews = said_about(session, [trace.id])[trace.id]
+    role = _role_in(session, actor, trace.project_id)
+    keys = review_keys.list_keys(session, actor, project_id=trace.project_id, limit=MAX_LIMIT).items
+    # In key order, as a queue that names no reviews offers its project's.
+    keys.sort(key=lambda key: key.key)
+    return feedback, reviews, role, keys
+
 
 def _read_trace(session: Session, actor: Actor, ident: uuid.UUID, prices_file: str | None) -> TraceRead:
     view = traces.get_run(session, actor, ident)
-    feedback = [a for a in annotation_service.for_trace(session, actor, ident) if _is_feedback(a)]
-    reviews = said_about(session, [ident])[ident]
-    role = _role_in(session, actor, view.trace.project_id)
-    keys = review_keys.list_keys(session, actor, project_id=view.trace.project_id, limit=MAX_LIMIT).items
-    # In key order, as a queue that names no reviews offers its project's.
-    keys.sort(key=lambda key: key.key)
+    feedback, reviews, role, keys = _said_and_keys(session, actor, view.trace)
     by_row = {span.id: span.span_id for span in view.spans}
     said_by_span: dict[str, int] = {}
     for span_key in [item.span_key for item in reviews] + [by_row.get(a.span_id) for a in feedback]:  # type: ignore[arg-type]
@@ -348,8 +455,48 @@ def _read_trace(session: Session, actor: Actor, ident: uuid.UUID, prices_file: s
         annotations=len(feedback) + len(reviews),
         said_by_span=said_by_span,
     )
-    places = review_places(view, reviews, actor, keys, holds(role, "write"))
+    spans = {span.span_id: (span.name, span.kind) for span in view.spans}
+    places = review_places(view.trace, spans, reviews, actor, keys, holds(role, "write"))
     return TraceRead(view, feedback, places, keys, role, tree)
+
+
+def _no_span(span_id: str) -> NotFound:
+    return NotFound("span", span_id, f'This trace has no span "{span_id}".')
+
+
+def _stored(session: Session, trace: Trace, span: Span) -> RawSpan | None:
+    """A span that came over OTLP as it arrived, with its resource and scope; the trace's external id is
+    its OTLP id. None for a span sent in the native format."""
+    if span.resource_id is None or not trace.external_id:
+        return None
+    return next(
+        (one for one in stored_spans(session, trace.id, trace.external_id) if one.span_id == span.span_id),
+        None,
+    )
+
+
+def _read_span(
+    session: Session, actor: Actor, ident: uuid.UUID, span_id: str, prices_file: str | None
+) -> SpanRead:
+    """One span's panel as the page's would show it (`_span_panel`), reading that span whole and of the
+    others only their outline (ids, parents, names, times): its depth, bar and parent come out the same,
+    at a cost that hardly grows with the run's size."""
+    trace = traces.readable_trace(session, actor, ident, "read")
+    span = traces.run_span(session, trace, span_id)
+    if span is None:
+        raise _no_span(span_id)
+    feedback, reviews, role, keys = _said_and_keys(session, actor, trace)
+    outline = traces.span_outline(session, trace)
+    said = sum(item.span_key == span_id for item in reviews) + sum(a.span_id == span.id for a in feedback)
+    row = span_row(trace, span, outline, price_table(prices_file), said=said)
+    if row is None:
+        raise _no_span(span_id)
+    names = {one.span_id: one.name for one in outline}
+    panel = span_panel(row, names.get(span.parent_span_id or ""), _stored(session, trace, span))
+    panel.said = [a for a in feedback if a.span_id == span.id]
+    spans = {span.span_id: (span.name, span.kind)}
+    place = review_places(trace, spans, reviews, actor, keys, holds(role, "write"))[span_id]
+    return SpanRead(trace, keys, role, panel, place)
 
 
 def _span_panel(session: Session, read: TraceRead, span_id: str) -> SpanPanel:
@@ -357,16 +504,9 @@ def _span_panel(session: Session, read: TraceRead, span_id: str) -> SpanPanel:
     by that id."""
     row = next((row for row in read.tree.rows if row.span.span_id == span_id), None)
     if row is None:
-        raise NotFound("span", span_id, f'This trace has no span "{span_id}".')
-    trace = read.view.trace
-    stored = None
-    # Spans that came over OTLP keep their resource and scope; the trace's external id is its OTLP id.
-    if row.span.resource_id is not None and trace.external_id:
-        stored = next(
-            (one for one in stored_spans(session, trace.id, trace.external_id) if one.span_id == span_id),
-            None,
-        )
-    panel = span_panel(row, read.tree.rows, stored)
+        raise _no_span(span_id)
+    names = {one.span.span_id: one.span.name for one in read.tree.rows}
+    panel = span_panel(row, names.get(row.span.parent_span_id or ""), _stored(session, read.trace, row.span))
     panel.said = [a for a in read.feedback if a.span_id == row.span.id]
     return panel
 
@@ -396,16 +536,7 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db, span: str |
         # One said of a span and of no step is shown in the span's panel.
         if annotation.step_id is not None or annotation.span_id is None:
             by_step.setdefault(annotation.step_id, []).append(annotation)
-    steps = [
-        StepView(
-            step,
-            pieces(step.content, by_step.get(step.id, [])),
-            _arguments(step),
-            _folded(step),
-            by_step.get(step.id, []),
-        )
-        for step in view.steps
-    ]
+    steps = conversation(view.steps, by_step)
     name = trace_name(view)
     return AREA.page(
         request,
@@ -431,10 +562,10 @@ def trace_page(request: Request, trace_id: str, who: Viewer, db: Db, span: str |
     )
 
 
-def _shared(read: TraceRead, actor: Actor) -> dict[str, Any]:
+def _shared(read: TraceRead | SpanRead, actor: Actor) -> dict[str, Any]:
     """What the page and the span panel's fragment both render with."""
     return {
-        "trace_id": str(read.view.trace.id),
+        "trace_id": str(read.trace.id),
         "review_keys": read.keys,
         "can_write": read.can_write,
         "is_admin": read.role == "admin",
@@ -450,10 +581,9 @@ def span_fragment(request: Request, trace_id: str, span_id: str, who: Viewer, db
     """One span's panel, as the page fetches it when a span is picked."""
     ident = path_id(trace_id, "run")
     with db.read() as session:
-        read = _read_trace(session, who.actor, ident, _prices_file(request))
-        panel = _span_panel(session, read, span_id)
+        read = _read_span(session, who.actor, ident, span_id, _prices_file(request))
     shared = _shared(read, who.actor)
-    return fragment("traces/_span_panel.html", span_view=panel, span_place=read.places[span_id], **shared)
+    return fragment("traces/_span_panel.html", span_view=read.panel, span_place=read.place, **shared)
 
 
 # ----------------------------------------------------------------------------------------- in-place saves

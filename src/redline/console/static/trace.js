@@ -13,6 +13,11 @@
 
   function panelOf(node) { return node.closest("section.annotations"); }
 
+  // A step's own part (its text, its annotations), not that of the tool result shown inside a call's step.
+  function ownPart(step, selector) {
+    return Array.from(step.querySelectorAll(selector)).find((node) => node.closest("article.step") === step) || null;
+  }
+
   function showError(panel, message) {
     const box = panel.querySelector(".error");
     if (!box) return;
@@ -88,7 +93,7 @@
   function onSelection() {
     const found = quoteOfSelection();
     if (!found) return;
-    const panel = found.holder.closest("article.step").querySelector("section.annotations");
+    const panel = ownPart(found.holder.closest("article.step"), "section.annotations");
     if (!panel || !panel.querySelector(".quoting")) return;
     panel.quote = found.quote;
     const preview = panel.querySelector(".quoting");
@@ -106,7 +111,8 @@
 
   // Marks a just-saved quote in the step's text (the page marks saved quotes itself on the next load).
   function mark(panel, saved) {
-    const holder = panel.closest("article.step") && panel.closest("article.step").querySelector(".content");
+    const step = panel.closest("article.step");
+    const holder = step && ownPart(step, ".content");
     if (!holder || !saved.quote) return;
     const walker = document.createTreeWalker(holder, NodeFilter.SHOW_TEXT);
     let offset = 0;
