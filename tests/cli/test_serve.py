@@ -161,9 +161,9 @@ def _workers_up(process: subprocess.Popen[str], count: int) -> None:
     # A worker just forked shows the parent's command line until it has started its interpreter; on a
     # loaded 2-core CI machine (both test workers busy) two workers once took over 30 s to show.
     deadline = time.monotonic() + 90
-    while _spawned_workers(process) < count and time.monotonic() < deadline:
+    while (seen := _spawned_workers(process)) < count and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _spawned_workers(process) == count
+    assert seen == count
 
 
 def test_several_server_processes_share_one_job_worker_in_the_supervisor(database_url: str) -> None:

@@ -109,6 +109,12 @@ def serve(
 
 # The import string uvicorn's workers load (with factory=True: it names a function that makes the app).
 WORKER_APP = "redline.cli.serving:worker_app"
+# How long a server process may leave the supervisor's health check unanswered before it is killed and
+# started again. A process answers only once its interpreter has started and unpickled its work, which on
+# a machine with every core busy can pass uvicorn's default of 5 s; a process killed for it starts again
+# just as slowly. (A CI run once saw no server process come up in 90 s under such load.) A hung process
+# is still replaced, half a minute later.
+WORKER_HEALTHCHECK_SECONDS = 30
 
 
 def configure_logging(level: str) -> None:
@@ -217,4 +223,5 @@ def _serve(settings: Settings, database: Database, processes: int, *, jobs_here:
             port=settings.port,
             log_level=settings.log_level,
             access_log=settings.access_log,
+            timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
         )
