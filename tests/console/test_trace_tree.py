@@ -51,9 +51,10 @@ def test_the_tree_shows_every_span_on_one_time_axis_and_the_run_totals(
     console: Console, http: httpx.Client
 ) -> None:
     _, page = _opened(console, http)
-    # The span three levels down starts folded: its child is hidden until it is opened.
-    expect(page.locator(".span-row")).to_have_count(14)
+    # The span three levels down starts folded: its child is not even in the page until it is opened.
+    expect(page.locator(".span-row")).to_have_count(13)
     expect(page.locator(".span-row:visible")).to_have_count(13)
+    expect(page.locator("#run-spans")).to_have_text("14")
     llm = _row(page, "chat gpt-4o-mini")
     expect(llm.locator(".kind-icon")).to_have_text("LLM")
     expect(llm.locator(".model")).to_have_text("gpt-4o-mini")
@@ -81,9 +82,11 @@ def test_the_tree_shows_every_span_on_one_time_axis_and_the_run_totals(
 def test_rows_fold_unfold_and_are_found_by_name(console: Console, http: httpx.Client) -> None:
     _, page = _opened(console, http)
     parse = _row(page, "parse tool call")
-    expect(parse).to_be_hidden()
+    expect(parse).to_have_count(0)
+    # Opening the folded span fetches the rows below it.
     _row(page, "chat claude-haiku-4-5").get_by_role("button", name="Expand chat claude-haiku-4-5").click()
     expect(parse).to_be_visible()
+    expect(page.locator(".span-row")).to_have_count(14)
     _row(page, "refund").first.get_by_role("button", name="Collapse refund").click()
     expect(_row(page, "issue_refund")).to_be_hidden()
     page.get_by_role("button", name="Expand all").click()
@@ -97,6 +100,23 @@ def test_rows_fold_unfold_and_are_found_by_name(console: Console, http: httpx.Cl
     expect(parse).to_have_class("span-row kind-chain match")
     page.get_by_label("Find a span by name").fill("")
     expect(page.locator(".span-row:visible")).to_have_count(1)
+
+
+def test_finding_and_expanding_reach_spans_the_page_has_not_fetched(
+    console: Console, http: httpx.Client
+) -> None:
+    _, page = _opened(console, http)
+    page.get_by_label("Find a span by name").fill("parse")
+    expect(page.locator("#span-found")).to_have_text("1 span matches.")
+    expect(_row(page, "parse tool call")).to_be_visible()
+    page.get_by_label("Find a span by name").press("Enter")
+    expect(_panel(page).get_by_role("heading", name="parse tool call")).to_be_visible()
+    page.reload()
+    expect(page.locator(".span-row")).to_have_count(14)  # the address names it: it comes with the page
+    page.goto(page.url.split("?")[0])
+    expect(page.locator(".span-row")).to_have_count(13)
+    page.get_by_role("button", name="Expand all").click()
+    expect(page.locator(".span-row:visible")).to_have_count(14)
 
 
 def test_a_span_opens_in_its_panel_with_its_input_output_and_attributes(
@@ -208,6 +228,39 @@ def test_the_span_fragment_is_the_panel_alone_and_a_missing_span_is_not_found(ha
     assert signed.http.get(f"/ui/traces/{trace_id}?span=nope").status_code == 200
 
 
+def _unselected(html: str) -> str:
+    return re.sub(r' selected(?=")| aria-selected="\w+"| tabindex="-?\d"| data-fetch', "", html)
+
+
+def test_the_rows_below_a_folded_span_come_from_the_server_as_the_page_would_write_them(
+    harness: Harness,
+) -> None:
+    trace_id = _seeded(harness)
+    signed = console_client(harness)
+    page = signed.http.get(f"/ui/traces/{trace_id}").text
+    assert 'data-span="parse"' not in page
+    assert re.search(r'data-span="retry-llm"[^>]*aria-expanded="false" data-fetch', page)
+    below = signed.http.get(f"/ui/traces/{trace_id}/span-rows", params={"under": "retry-llm"})
+    assert below.status_code == 200
+    assert re.findall(r'data-span="([^"]+)"', below.text) == ["parse"]
+    assert "data-fetch" not in below.text
+    whole = signed.http.get(f"/ui/traces/{trace_id}/span-rows").text
+    spans = re.findall(r'data-span="([^"]+)"', whole)
+    assert len(spans) == 14
+    # The whole tree's rows, each as the page writes it (but for whether its children are in the page yet,
+    # which is selected and which takes the focus first), the rows below the fold as the page opened on one
+    # of them does.
+    opened = _unselected(signed.http.get(f"/ui/traces/{trace_id}?span=parse").text)
+    for span in spans:
+        row = rf'<div class="span-row[^"]*"\s+role="treeitem" data-span="{span}".*?</div>'
+        written = re.search(row, whole, re.S)
+        assert written is not None
+        assert _unselected(written.group(0)) in (_unselected(page) if span != "parse" else opened), span
+    missing = signed.http.get(f"/ui/traces/{trace_id}/span-rows", params={"under": "nope"})
+    assert missing.status_code == 404
+    assert "This trace has no span &#34;nope&#34;." in missing.text
+
+
 def test_the_span_fragment_is_the_panel_the_page_opens_with(harness: Harness) -> None:
     """The fragment reads one span whole and only the others' outline (`_read_span`); the page builds the
     whole tree. Every span's panel comes out the same either way: depth, start, duration, parent, status."""
@@ -253,5 +306,7 @@ def test_a_span_that_came_over_otlp_is_shown_as_received(harness: Harness) -> No
     [scope] = shown["scopeSpans"]
     assert scope["scope"]["name"] == group["scopeSpans"][0]["scope"].get("name", "")
     [again] = scope["spans"]
-    for field in ("traceId", "spanId", "name", "startTimeUnixNano", "endTimeUnixNano", "attributes"):
+    for field in ("traceId", "spanId", "name", "startTimeUnixNano", "endTimeUnixNano"):
         assert again[field] == span[field], field
+    # PostgreSQL keeps a JSON object's keys in its own order: the attributes are the same, in any order.
+    assert sorted(again["attributes"], key=str) == sorted(span["attributes"], key=str)

@@ -16,7 +16,15 @@ import pytest
 
 from redline.config import Settings
 from redline.console.pages.traces import review_places
-from redline.console.trace_tree import cost_text, duration_text, kind_category, span_row, trace_tree
+from redline.console.trace_tree import (
+    PageRow,
+    cost_text,
+    duration_text,
+    kind_category,
+    span_row,
+    subtree_rows,
+    trace_tree,
+)
 from redline.errors import Invalid
 from redline.identity.service import Actor
 from redline.traces.models import Span, Step, Trace
@@ -240,6 +248,69 @@ def test_one_spans_row_is_its_row_in_the_tree_without_the_others_contents() -> N
         said = 2 if row.span.span_id == "deep" else 0
         assert span_row(_trace(), row.span, spans, TABLE, said=said) == row, row.span.span_id
     assert span_row(_trace(), _span("absent", "root", 1, 2), spans, TABLE) is None
+
+
+def _chain(depth: int, prefix: str = "s", root: str | None = None, start: float = 0) -> list[Span]:
+    """A line of `depth` spans, each the child of the one before and starting a second after it."""
+    names = [f"{prefix}{level}" for level in range(depth)]
+    return [_span(name, names[i - 1] if i else root, start + i, 10) for i, name in enumerate(names)]
+
+
+def test_the_page_writes_the_rows_no_folded_span_hides_and_opens_the_way_to_a_chosen_one() -> None:
+    spans = [*_chain(6), *_chain(2, "t", root="s1", start=8)]
+    tree = trace_tree(_trace(), spans, [], TABLE)
+    assert [row.span.span_id for row in tree.rows] == ["s0", "s1", "s2", "s3", "s4", "s5", "t0", "t1"]
+    shown = [(one.row.span.span_id, one.open, one.fetch) for one in tree.page_rows()]
+    # s3 is three levels down: folded, its children come from the server when it is opened.
+    assert shown == [
+        ("s0", True, False),
+        ("s1", True, False),
+        ("s2", True, False),
+        ("s3", False, True),
+        ("t0", True, False),
+        ("t1", True, False),
+    ]
+    opened = [(one.row.span.span_id, one.open, one.fetch) for one in tree.page_rows("s5")]
+    assert opened[3:6] == [("s3", True, False), ("s4", True, False), ("s5", True, False)]
+    assert tree.index()[:2] == [("s0", None, "s0", False), ("s1", "s0", "s1", False)]
+
+
+def test_a_wide_tree_opens_folded_nearer_its_root() -> None:
+    """Past `ROWS_OPEN` rows the page folds at a shallower depth, down to the root's children."""
+    levels = [_span("root", None, 0, 10)]
+    for one in range(300):
+        levels += [
+            _span(f"a{one}", "root", 1, 9),
+            _span(f"b{one}", f"a{one}", 2, 8),
+            _span(f"c{one}", f"b{one}", 3, 4),
+        ]
+    tree = trace_tree(_trace(), levels, [], TABLE)
+    assert tree.open_depth == 1
+    shown = tree.page_rows()
+    assert len(shown) == 301
+    first = [(one.row.span.span_id, one.open, one.fetch) for one in shown[:2]]
+    assert first == [("root", True, False), ("a0", False, True)]
+    assert trace_tree(_trace(), levels[:700], [], TABLE).open_depth == 2  # 467 rows down to depth 2
+    assert trace_tree(_trace(), levels[:400], [], TABLE).open_depth == 3  # 400 rows in all
+
+
+def test_the_rows_below_a_span_are_the_trees_own_read_from_the_outline() -> None:
+    spans = [*_chain(7), _span("side", "s4", 5, 6, kind="tool", attributes={"error": True})]
+    tree = trace_tree(_trace(), spans, [], TABLE, said_by_span={"s5": 1})
+    asked: list[object] = []
+
+    def load(span_ids: object) -> list[Span]:
+        asked.append(span_ids)
+        return spans
+
+    below = subtree_rows(_trace(), spans, load, "s3", TABLE, {"s5": 1})
+    assert below == [row for row in tree.rows if row.depth > 3]
+    assert asked == [["s4", "s5", "s6", "side"]]
+    assert subtree_rows(_trace(), spans, load, None, TABLE, {"s5": 1}) == tree.rows
+    assert asked[-1] is None
+    assert subtree_rows(_trace(), spans, load, "s6", TABLE, {}) == []
+    assert subtree_rows(_trace(), spans, load, "absent", TABLE, {}) is None
+    assert PageRow(tree.rows[0], open=True).fetch is False
 
 
 def test_review_places_are_made_for_the_spans_asked_for() -> None:

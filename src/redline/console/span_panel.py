@@ -79,6 +79,7 @@ class Event:
 @dataclass
 class SpanPanel:
     row: SpanRow
+    span: Span
     input: Side | None
     output: Side | None
     attributes: list[tuple[str, str]]
@@ -174,10 +175,9 @@ def _received(span: Span, stored: RawSpan | None) -> tuple[str, str]:
     return json.dumps(fields, indent=2, ensure_ascii=False, default=str), "stored fields"
 
 
-def span_panel(row: SpanRow, parent_name: str | None, stored: RawSpan | None) -> SpanPanel:
-    """The panel of `row`'s span, whose parent (when the run has it) is named `parent_name`; `stored` is
-    its OTLP form when it came over OTLP."""
-    span = row.span
+def span_panel(row: SpanRow, span: Span, parent_name: str | None, stored: RawSpan | None) -> SpanPanel:
+    """The panel of `row`'s span, read whole as `span`, whose parent (when the run has it) is named
+    `parent_name`; `stored` is its OTLP form when it came over OTLP."""
     raw = stored or raw_span(span, "")
     start = raw.start_ns or None
     events = [
@@ -192,6 +192,7 @@ def span_panel(row: SpanRow, parent_name: str | None, stored: RawSpan | None) ->
     received, received_as = _received(span, stored)
     return SpanPanel(
         row=row,
+        span=span,
         input=into,
         output=out,
         attributes=sorted((key, shown(value)) for key, value in (span.attributes or {}).items()),

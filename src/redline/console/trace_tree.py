@@ -14,7 +14,7 @@ the price table (`traces.prices`); a model it lacks leaves the cost unknown, nev
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -28,7 +28,7 @@ from redline.traces.attributes import (
     number_attribute,
     text_attribute,
 )
-from redline.traces.models import Span, Step, Trace
+from redline.traces.models import Step, Trace
 from redline.traces.otlp.model import STATUS_ERROR
 from redline.traces.prices import PriceTable
 
@@ -91,6 +91,9 @@ _KINDS = {
 _FIGURE_NAMES = frozenset((*INPUT_TOKENS, *OUTPUT_TOKENS, *COST, "usage"))
 # Below this depth a span's children start folded, so a deep tree opens on its outline.
 OPEN_DEPTH = 3
+# Up to how many rows the page opens with: a wide tree folds at a shallower depth (never above the root's
+# children), so a run of thousands of spans opens on a screenful of outline rather than every row.
+ROWS_OPEN = 500
 NS_PER_MS = 1_000_000
 
 
@@ -112,7 +115,7 @@ def _ns(exact: int | None, at: datetime | None) -> int | None:
     return int((at - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds() * 1_000_000) * 1000
 
 
-def _failed(span: Span) -> bool:
+def _failed(span: TreeSpan) -> bool:
     """OTLP's error status or what Redline read as an error; a native span's `error` or `status`."""
     if span.error or span.status_code == STATUS_ERROR:
         return True
@@ -129,12 +132,66 @@ def _count(column: int | None, attributes: Mapping[str, Any], names: tuple[str, 
     return int(found) if found is not None else None
 
 
+class Linked(Protocol):
+    """What placing a span in the tree reads of it: a `Span`, or the lighter row of `traces.span_outline`."""
+
+    @property
+    def span_id(self) -> str: ...
+
+    @property
+    def parent_span_id(self) -> str | None: ...
+
+    @property
+    def started_at(self) -> datetime | None: ...
+
+    @property
+    def ended_at(self) -> datetime | None: ...
+
+    @property
+    def start_ns(self) -> int | None: ...
+
+    @property
+    def end_ns(self) -> int | None: ...
+
+
+class TreeSpan(Linked, Protocol):
+    """What a row reads of a span: a `Span`, or the lighter row of `traces.span_figures` (no events,
+    links or stored OTLP fields), which a run of thousands of spans reads several times faster."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str | None: ...
+
+    @property
+    def attributes(self) -> dict[str, Any] | None: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def input_tokens(self) -> int | None: ...
+
+    @property
+    def output_tokens(self) -> int | None: ...
+
+    @property
+    def cost(self) -> float | None: ...
+
+    @property
+    def error(self) -> bool | None: ...
+
+    @property
+    def status_code(self) -> int | None: ...
+
+
 @dataclass(frozen=True)
 class SpanRow:
     """One span as the tree shows it. `start_ms` and `duration_ms` are on the run's axis (None: the span
     has not ended); `left` and `width` place its bar, in percent of the axis."""
 
-    span: Span
+    span: TreeSpan
     depth: int
     has_children: bool
     category: str
@@ -198,27 +255,55 @@ class TraceTree:
     def errors(self) -> list[SpanRow]:
         return [row for row in self.rows if row.error]
 
-
-class Linked(Protocol):
-    """What placing a span in the tree reads of it: a `Span`, or the lighter row of `traces.span_outline`."""
-
-    @property
-    def span_id(self) -> str: ...
+    def index(self) -> list[tuple[str, str | None, str, bool]]:
+        """Every span as (id, parent id, name, failed), in tree order: what the page's script finds
+        spans by name, jumps to errors with and reveals a span from, rows it has not yet fetched included."""
+        return [(row.span.span_id, row.span.parent_span_id, row.span.name, row.error) for row in self.rows]
 
     @property
-    def parent_span_id(self) -> str | None: ...
+    def open_depth(self) -> int:
+        """The depth from which spans start folded on the page: `OPEN_DEPTH`, or shallower when more than
+        `ROWS_OPEN` rows would show, but never above 1."""
+        by_depth: dict[int, int] = {}
+        for row in self.rows:
+            by_depth[row.depth] = by_depth.get(row.depth, 0) + 1
+        depth = OPEN_DEPTH
+        while depth > 1 and sum(count for at, count in by_depth.items() if at <= depth) > ROWS_OPEN:
+            depth -= 1
+        return depth
 
-    @property
-    def started_at(self) -> datetime | None: ...
+    def page_rows(self, selected: str | None = None) -> list[PageRow]:
+        """The rows the page renders: those no folded span hides (`open_depth`), where a folded span's
+        children are fetched when it is opened (`subtree_rows`), so a run of thousands of spans opens on
+        its outline without writing every row. The spans above `selected` start open, so it shows."""
+        parents = {row.span.span_id: row.span.parent_span_id for row in self.rows}
+        folds_at = self.open_depth
+        above: set[str] = set()
+        at = parents.get(selected or "")
+        while at is not None and at not in above:
+            above.add(at)
+            at = parents.get(at)
+        shown: list[PageRow] = []
+        hidden_below: int | None = None  # the depth of the folded span whose children are skipped
+        for row in self.rows:
+            if hidden_below is not None and row.depth > hidden_below:
+                continue
+            hidden_below = None
+            open_ = not row.has_children or row.depth < folds_at or row.span.span_id in above
+            if not open_:
+                hidden_below = row.depth
+            shown.append(PageRow(row, open_, fetch=row.has_children and not open_))
+        return shown
 
-    @property
-    def ended_at(self) -> datetime | None: ...
 
-    @property
-    def start_ns(self) -> int | None: ...
+@dataclass(frozen=True)
+class PageRow:
+    """A row as the page renders it: `open` when its children show, `fetch` when they are not in the
+    page yet and come from the server when it is opened."""
 
-    @property
-    def end_ns(self) -> int | None: ...
+    row: SpanRow
+    open: bool
+    fetch: bool = False
 
 
 S = TypeVar("S", bound=Linked)
@@ -255,7 +340,7 @@ def _in_tree_order(spans: Sequence[S], starts: Mapping[str, int]) -> list[tuple[
     return ordered
 
 
-def _step_spans(steps: Sequence[Step], spans: Sequence[Span]) -> dict[str, str]:
+def _step_spans(steps: Sequence[Step], spans: Sequence[TreeSpan]) -> dict[str, str]:
     """The span each step came from: what OTLP derivation wrote in its metadata (`otlp.span_id`), a
     native client's `span_id` there, else for a tool call or result the tool span of the same call id."""
     ids = {span.span_id for span in spans}
@@ -279,7 +364,7 @@ def _step_spans(steps: Sequence[Step], spans: Sequence[Span]) -> dict[str, str]:
 
 def trace_tree(
     trace: Trace,
-    spans: Sequence[Span],
+    spans: Sequence[TreeSpan],
     steps: Sequence[Step],
     prices: PriceTable,
     *,
@@ -303,7 +388,7 @@ def trace_tree(
 
 
 def span_row(
-    trace: Trace, span: Span, outline: Sequence[Linked], prices: PriceTable, *, said: int = 0
+    trace: Trace, span: TreeSpan, outline: Sequence[Linked], prices: PriceTable, *, said: int = 0
 ) -> SpanRow | None:
     """One span's row as `trace_tree` makes it, without making the others: `outline` is every span of the
     run, read without its attributes (`traces.span_outline`), for the axis, the depth and the children.
@@ -313,6 +398,36 @@ def span_row(
         return None
     depth, has_children = placed
     return _row(span, depth, has_children, _Axis.of(trace, outline), prices, said)
+
+
+def subtree_rows(
+    trace: Trace,
+    outline: Sequence[Linked],
+    load: Callable[[Collection[str] | None], Sequence[TreeSpan]],
+    under: str | None,
+    prices: PriceTable,
+    said_by_span: Mapping[str, int],
+) -> list[SpanRow] | None:
+    """The rows below `under` in tree order, as `trace_tree` makes them (every row when `under` is None),
+    reading in full (`load`, by span ids; None: all) only those spans: `outline` is every span of the run
+    without its attributes, for the axis, the depths and the order. None when the run has no span
+    `under`."""
+    axis = _Axis.of(trace, outline)
+    ordered = _in_tree_order(outline, axis.starts)
+    if under is not None:
+        at = next((i for i, (span, _, _) in enumerate(ordered) if span.span_id == under), None)
+        if at is None:
+            return None
+        depth = ordered[at][1]
+        end = next((i for i in range(at + 1, len(ordered)) if ordered[i][1] <= depth), len(ordered))
+        ordered = ordered[at + 1 : end]
+    wanted = None if under is None else [span.span_id for span, _, _ in ordered]
+    spans = {span.span_id: span for span in load(wanted)}
+    return [
+        _row(spans[one.span_id], depth, has_children, axis, prices, said_by_span.get(one.span_id, 0))
+        for one, depth, has_children in ordered
+        if one.span_id in spans
+    ]
 
 
 def _place(spans: Sequence[Linked], span_id: str) -> tuple[int, bool] | None:
@@ -357,7 +472,9 @@ class _Axis:
         return cls(starts, ends, origin, finish, max(finish - origin, 1))
 
 
-def _row(span: Span, depth: int, has_children: bool, axis: _Axis, prices: PriceTable, said: int) -> SpanRow:
+def _row(
+    span: TreeSpan, depth: int, has_children: bool, axis: _Axis, prices: PriceTable, said: int
+) -> SpanRow:
     attributes = span.attributes or {}
     model = span.model or text_attribute(attributes, MODEL_ATTRIBUTES)
     tokens_in = _count(span.input_tokens, attributes, INPUT_TOKENS)

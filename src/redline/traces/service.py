@@ -26,6 +26,7 @@ from sqlalchemy import (
     delete,
     false,
     func,
+    not_,
     select,
     update,
 )
@@ -93,6 +94,12 @@ class RunFilters:
     statuses: tuple[str, ...] = ()
     since: datetime | None = None
     until: datetime | None = None
+    # (key, value) pairs a run's metadata must hold, each compared as `metadata_index.metadata_text`.
+    metadata: tuple[tuple[str, str], ...] = ()
+    # True keeps the runs that have one, False those that have none, None both: the kept counts'.
+    has_ratings: bool | None = None
+    has_comments: bool | None = None
+    has_corrections: bool | None = None
 
 
 def _bad_run(index: int, field_name: str, message: str) -> Invalid:
@@ -473,16 +480,54 @@ def run_span(session: Session, trace: Trace, span_id: str) -> Span | None:
     return session.scalars(select(Span).where(Span.trace_id == trace.id, Span.span_id == span_id)).first()
 
 
+# What a span's row on the trace page reads (`console.trace_tree.TreeSpan`): its outline, kind, figures
+# and attributes, without its events, links or stored OTLP fields, as plain rows rather than objects.
+_FIGURES = (
+    *_OUTLINE, Span.id, Span.kind, Span.attributes, Span.model, Span.input_tokens, Span.output_tokens,
+    Span.cost, Span.error, Span.status_code,
+)  # fmt: skip
+
+
+def span_ids_of(session: Session, row_ids: Collection[uuid.UUID | None]) -> dict[uuid.UUID, str]:
+    """The span ids of these span rows (by their row ids; None, an annotation on no span, is left out):
+    what the annotations on a run's spans name."""
+    wanted = [row_id for row_id in row_ids if row_id is not None]
+    if not wanted:
+        return {}
+    query = select(Span.id, Span.span_id).where(Span.id.in_(wanted))
+    return dict(session.execute(query).tuples().all())
+
+
+# Up to how many span ids `span_figures` names in its query; past that it reads the whole run, which is
+# then the cheaper plan and stays under every store's limit of bound parameters.
+_NAMED_SPANS = 500
+
+
+def span_figures(
+    session: Session, trace: Trace, span_ids: Collection[str] | None = None
+) -> Sequence[Row[Any]]:
+    """Spans of a run that `readable_trace` gave, as the trace page's rows read them (`_FIGURES`), in the
+    run's span order: those of `span_ids` (with others when there are many of them: the caller picks),
+    or all with None."""
+    query = select(*_FIGURES).where(Span.trace_id == trace.id).order_by(*_SPAN_ORDER)
+    if span_ids is not None and len(span_ids) <= _NAMED_SPANS:
+        query = query.where(Span.span_id.in_(span_ids))
+    return session.execute(query).all()
+
+
 # The runs list's order (newest first) and its cursor's key.
 _STARTED = (Trace.started_at, Trace.id)
 
 
 def _filtered(
-    projects: ColumnElement[bool], filters: RunFilters, cursor: tuple[datetime, uuid.UUID] | None
+    projects: ColumnElement[bool],
+    filters: RunFilters,
+    cursor: tuple[datetime, uuid.UUID] | None,
+    said: Sequence[ColumnElement[bool]] = (),
 ) -> Select[datetime, uuid.UUID]:
     """The (started_at, id) of the runs of `projects` the filters keep, newest first past `cursor` (the
-    page's start; None for the first)."""
-    query = select(*_STARTED).where(projects, LISTED)
+    page's start; None for the first); `said` are the conditions on metadata and on what was said."""
+    query = select(*_STARTED).where(projects, LISTED, *said)
     if filters.agent_id:
         query = query.where(Trace.agent_id == filters.agent_id)
     if filters.agent:
@@ -512,7 +557,8 @@ def list_runs(
     else:
         project_ids = [project.id for project, _ in visible_projects(session, actor)]
     edge = decode_time_cursor(cursor) if cursor else None
-    walks = [_filtered(condition, filters, edge) for condition in each_project(project_ids)]
+    said = _said_conditions(session, project_ids, filters)
+    walks = [_filtered(condition, filters, edge, said) for condition in each_project(project_ids)]
     dialect = session.get_bind().dialect.name
     keys = session.execute(merged(walks, _STARTED, descending=True, limit=limit + 1, dialect=dialect)).all()
     more = len(keys) > limit
@@ -520,6 +566,29 @@ def list_runs(
     views = views_of(session, traces)
     next_cursor = time_cursor(traces[-1].started_at, traces[-1].id) if more else None
     return Page(views, next_cursor)
+
+
+def _said_conditions(
+    session: Session, project_ids: Sequence[uuid.UUID], filters: RunFilters
+) -> list[ColumnElement[bool]]:
+    """The list's conditions on metadata and on what was said about a run. A metadata key every project
+    indexes (and has ready) is read from the side table; any other from each run's JSON. "Has ratings"
+    and the like read the run's kept counts, each a walk of its partial index when wanted."""
+    ready = metadata_index.ready_keys(session, project_ids, {key for key, _ in filters.metadata})
+    where: list[ColumnElement[bool]] = []
+    for key, value in filters.metadata:
+        if key in ready and metadata_index.indexable([value]):
+            where.append(Trace.id.in_(metadata_index.matching_runs(project_ids, key, [value], negated=False)))
+        else:
+            where.append(metadata_index.metadata_text(key) == value)
+    for name, wanted in (
+        ("rated", filters.has_ratings),
+        ("commented", filters.has_comments),
+        ("corrected", filters.has_corrections),
+    ):
+        if wanted is not None:
+            where.append(counts.has_said(name) if wanted else not_(counts.has_said(name)))
+    return where
 
 
 def views_of(

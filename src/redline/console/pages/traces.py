@@ -48,10 +48,12 @@ from redline.console.trace_tree import (
     CATEGORIES,
     LABELS,
     SHORT,
+    PageRow,
     TraceTree,
     cost_text,
     duration_text,
     span_row,
+    subtree_rows,
     trace_tree,
 )
 from redline.db.id_pages import MAX_LIMIT
@@ -69,7 +71,7 @@ from redline.sentences import counted, listed
 from redline.traces import service as traces
 from redline.traces.models import Span, Step, Trace
 from redline.traces.otlp.model import RawSpan
-from redline.traces.otlp.store import stored_spans
+from redline.traces.otlp.store import stored_span
 from redline.traces.prices import price_table
 from redline.traces.service import RunView
 from redline.web.addresses import path_id
@@ -439,24 +441,35 @@ def _said_and_keys(
     return feedback, reviews, role, keys
 
 
+def _said_by_span(
+    feedback: list[Annotation], reviews: list[Said], span_ids: Mapping[uuid.UUID, str]
+) -> dict[str, int]:
+    """How many things were said about each span, by its span id; `span_ids` maps the spans' row ids to
+    their span ids."""
+    counts: dict[str, int] = {}
+    for span_id in [item.span_key for item in reviews] + [span_ids.get(a.span_id) for a in feedback]:  # type: ignore[arg-type]
+        if span_id is not None:
+            counts[span_id] = counts.get(span_id, 0) + 1
+    return counts
+
+
 def _read_trace(session: Session, actor: Actor, ident: uuid.UUID, prices_file: str | None) -> TraceRead:
-    view = traces.get_run(session, actor, ident)
-    feedback, reviews, role, keys = _said_and_keys(session, actor, view.trace)
-    by_row = {span.id: span.span_id for span in view.spans}
-    said_by_span: dict[str, int] = {}
-    for span_key in [item.span_key for item in reviews] + [by_row.get(a.span_id) for a in feedback]:  # type: ignore[arg-type]
-        if span_key is not None:
-            said_by_span[span_key] = said_by_span.get(span_key, 0) + 1
+    trace = traces.readable_trace(session, actor, ident, "read")
+    # The steps as objects, the spans as plain rows without their events and links: a run of thousands
+    # of spans reads several times faster so (bench/console.py); the open span is read whole.
+    [view] = traces.views_of(session, [trace], with_steps=True)
+    spans = traces.span_figures(session, trace)
+    feedback, reviews, role, keys = _said_and_keys(session, actor, trace)
     tree = trace_tree(
-        view.trace,
-        view.spans,
+        trace,
+        spans,
         view.steps,
         price_table(prices_file),
         annotations=len(feedback) + len(reviews),
-        said_by_span=said_by_span,
+        said_by_span=_said_by_span(feedback, reviews, {span.id: span.span_id for span in spans}),
     )
-    spans = {span.span_id: (span.name, span.kind) for span in view.spans}
-    places = review_places(view.trace, spans, reviews, actor, keys, holds(role, "write"))
+    named = {span.span_id: (span.name, span.kind) for span in spans}
+    places = review_places(trace, named, reviews, actor, keys, holds(role, "write"))
     return TraceRead(view, feedback, places, keys, role, tree)
 
 
@@ -469,10 +482,7 @@ def _stored(session: Session, trace: Trace, span: Span) -> RawSpan | None:
     its OTLP id. None for a span sent in the native format."""
     if span.resource_id is None or not trace.external_id:
         return None
-    return next(
-        (one for one in stored_spans(session, trace.id, trace.external_id) if one.span_id == span.span_id),
-        None,
-    )
+    return stored_span(session, span, trace.external_id)
 
 
 def _read_span(
@@ -492,7 +502,7 @@ def _read_span(
     if row is None:
         raise _no_span(span_id)
     names = {one.span_id: one.name for one in outline}
-    panel = span_panel(row, names.get(span.parent_span_id or ""), _stored(session, trace, span))
+    panel = span_panel(row, span, names.get(span.parent_span_id or ""), _stored(session, trace, span))
     panel.said = [a for a in feedback if a.span_id == span.id]
     spans = {span.span_id: (span.name, span.kind)}
     place = review_places(trace, spans, reviews, actor, keys, holds(role, "write"))[span_id]
@@ -503,11 +513,12 @@ def _span_panel(session: Session, read: TraceRead, span_id: str) -> SpanPanel:
     """The panel of one of the run's spans; not found, in a sentence naming it, when the run has none
     by that id."""
     row = next((row for row in read.tree.rows if row.span.span_id == span_id), None)
-    if row is None:
+    span = traces.run_span(session, read.trace, span_id)
+    if row is None or span is None:
         raise _no_span(span_id)
     names = {one.span.span_id: one.span.name for one in read.tree.rows}
-    panel = span_panel(row, names.get(row.span.parent_span_id or ""), _stored(session, read.trace, row.span))
-    panel.said = [a for a in read.feedback if a.span_id == row.span.id]
+    panel = span_panel(row, span, names.get(span.parent_span_id or ""), _stored(session, read.trace, span))
+    panel.said = [a for a in read.feedback if a.span_id == span.id]
     return panel
 
 
@@ -584,6 +595,33 @@ def span_fragment(request: Request, trace_id: str, span_id: str, who: Viewer, db
         read = _read_span(session, who.actor, ident, span_id, _prices_file(request))
     shared = _shared(read, who.actor)
     return fragment("traces/_span_panel.html", span_view=read.panel, span_place=read.place, **shared)
+
+
+@router.get("/traces/{trace_id}/span-rows")
+def span_rows(request: Request, trace_id: str, who: Viewer, db: Db, under: str | None = None) -> Response:
+    """The tree's rows below the span `under` (every row without it), as the page fetches them when a
+    folded span is opened, a span below one is revealed, or all are expanded."""
+    ident = path_id(trace_id, "run")
+    with db.read() as session:
+        trace = traces.readable_trace(session, who.actor, ident, "read")
+        feedback, reviews, _, _ = _said_and_keys(session, who.actor, trace)
+        outline = traces.span_outline(session, trace)
+        rows = subtree_rows(
+            trace,
+            outline,
+            lambda span_ids: traces.span_figures(session, trace, span_ids),
+            under,
+            price_table(_prices_file(request)),
+            _said_by_span(feedback, reviews, traces.span_ids_of(session, {a.span_id for a in feedback})),
+        )
+    if rows is None:
+        raise _no_span(under or "")
+    return fragment(
+        "traces/_span_rows.html",
+        rows=[PageRow(row, not row.folded) for row in rows],
+        duration=duration_text,
+        money=cost_text,
+    )
 
 
 # ----------------------------------------------------------------------------------------- in-place saves

@@ -3,6 +3,11 @@
 // a span's panel, fetched from the server (GET /ui/traces/{id}/spans/{span}) with the span in the address
 // (?span=) so a reload or a shared link opens it again. A step the run says came from a span is linked to
 // it both ways: picking the span marks its steps, clicking the step marks its span.
+//
+// The page writes only the rows no folded span hides: a folded span with children not yet in the page has
+// data-fetch, and opening it fetches them (GET /ui/traces/{id}/span-rows?under=). #span-index lists every
+// span (id, parent, name, failed), so finding, jumping to errors and revealing a step's span reach spans
+// not yet fetched: the rows below their nearest fetched ancestor come first.
 "use strict";
 (function () {
   const root = document.getElementById("trace");
@@ -10,12 +15,104 @@
   const panel = document.getElementById("span-panel");
   if (!root || !panel) return;
   const traceId = root.dataset.traceId;
-  const rows = tree ? Array.from(tree.querySelectorAll(".span-row")) : [];
-  const byId = new Map(rows.map((row) => [row.dataset.span, row]));
+  const indexNode = document.getElementById("span-index");
+  const index = indexNode ? JSON.parse(indexNode.textContent) : [];
+  const parentIds = new Map(index.map(([id, parent]) => [id, parent]));
+  let rows = [];
+  let byId = new Map();
   const search = document.getElementById("span-search");
   const found = document.getElementById("span-found");
   const hint = panel.innerHTML;
   let errorAt = -1;
+
+  function reindex() {
+    rows = tree ? Array.from(tree.querySelectorAll(".span-row")) : [];
+    byId = new Map(rows.map((row) => [row.dataset.span, row]));
+  }
+  reindex();
+
+  // ------------------------------------------------------------------------------ rows not yet fetched
+
+  const rowsUrl = "/ui/traces/" + traceId + "/span-rows";
+
+  async function rowsHtml(under) {
+    const response = await fetch(under ? rowsUrl + "?under=" + encodeURIComponent(under) : rowsUrl, {
+      credentials: "same-origin",
+      headers: { Accept: "text/html" },
+    });
+    if (!response.ok) throw new Error("The server answered " + response.status + ".");
+    return response.text();
+  }
+
+  function say(message) { if (found) found.textContent = message; }
+
+  const loading = new Map();
+  // Fetches the rows below `row` when the page does not have them yet; resolves once they are in place.
+  function load(row) {
+    if (!row.hasAttribute("data-fetch")) return Promise.resolve();
+    const spanId = row.dataset.span;
+    if (!loading.has(spanId)) {
+      loading.set(spanId, rowsHtml(spanId).then((html) => {
+        row.insertAdjacentHTML("afterend", html);
+        row.removeAttribute("data-fetch");
+        reindex();
+      }).catch((error) => {
+        say("The spans below " + row.querySelector(".span-name").textContent + " could not be fetched: " + error.message);
+      }).finally(() => loading.delete(spanId)));
+    }
+    return loading.get(spanId);
+  }
+
+  // The nearest ancestor of a span the page has, or null when it has the span itself.
+  function fetchedAncestor(spanId) {
+    if (byId.has(spanId)) return null;
+    for (let at = parentIds.get(spanId); at; at = parentIds.get(at)) {
+      if (byId.has(at)) return byId.get(at);
+    }
+    return null;
+  }
+
+  // Every row, with the folding it has now: what "Expand all" and a broad search need.
+  let whole = null;
+  function loadAll() {
+    if (!rows.some((row) => row.hasAttribute("data-fetch"))) return Promise.resolve();
+    if (!whole) {
+      whole = rowsHtml(null).then((html) => {
+        const open = new Map(rows.map((row) => [row.dataset.span, row.getAttribute("aria-expanded")]));
+        const selected = rows.find((row) => row.classList.contains("selected"));
+        const focused = rows.find((row) => row.tabIndex === 0);
+        tree.innerHTML = html;
+        reindex();
+        rows.forEach((row) => {
+          const was = open.get(row.dataset.span);
+          if (was && row.hasAttribute("aria-expanded")) setExpanded(row, was === "true");
+        });
+        if (selected && byId.has(selected.dataset.span)) markRow(byId.get(selected.dataset.span));
+        const keep = focused && byId.get(focused.dataset.span);
+        rows.forEach((row, at) => { row.tabIndex = (keep ? row === keep : at === 0) ? 0 : -1; });
+      }).catch((error) => {
+        say("The spans could not be fetched: " + error.message);
+      }).finally(() => { whole = null; });
+    }
+    return whole;
+  }
+
+  // Makes sure the page has the rows of `spanIds`, in as few requests as it can; more than a few
+  // branches to fetch take every row at once.
+  async function have(spanIds) {
+    const branches = new Set();
+    spanIds.forEach((spanId) => {
+      const ancestor = fetchedAncestor(spanId);
+      if (ancestor) branches.add(ancestor);
+    });
+    if (branches.size > 8) return loadAll();
+    await Promise.all(Array.from(branches, load));
+  }
+
+  async function rowOf(spanId) {
+    await have([spanId]);
+    return byId.get(spanId) || null;
+  }
 
   // ------------------------------------------------------------------------------ folding and finding
 
@@ -31,10 +128,18 @@
     if (twisty) twisty.setAttribute("aria-label", (open ? "Collapse " : "Expand ") + name);
   }
 
+  async function unfold(row) {
+    setExpanded(row, true);
+    await load(row);
+    refresh();
+  }
+
+  function queryText() { return search ? search.value.trim().toLowerCase() : ""; }
+
   // Rows are in tree order: a row shows when no ancestor is folded, or, while finding, when it or one
   // of its descendants matches.
   function refresh() {
-    const query = search ? search.value.trim().toLowerCase() : "";
+    const query = queryText();
     if (query) {
       const shown = new Set();
       let matches = 0;
@@ -46,10 +151,10 @@
         for (let at = row; at; at = parentOf(at)) shown.add(at);
       });
       rows.forEach((row) => { row.hidden = !shown.has(row); });
-      if (found) found.textContent = matches === 1 ? "1 span matches." : matches + " spans match.";
+      say(matches === 1 ? "1 span matches." : matches + " spans match.");
       return;
     }
-    if (found) found.textContent = "";
+    say("");
     const folded = [];
     rows.forEach((row) => {
       const depth = Number(row.dataset.depth);
@@ -58,6 +163,18 @@
       row.hidden = folded.length > 0;
       if (!expanded(row)) folded.push(depth);
     });
+  }
+
+  // Finds spans by name in the whole run: the rows of matches the page does not have yet come first.
+  let finding = 0;
+  async function find() {
+    const ticket = ++finding;
+    const query = queryText();
+    if (query) {
+      await have(index.filter(([, , name]) => name.toLowerCase().includes(query)).map(([id]) => id));
+      if (ticket !== finding) return;
+    }
+    refresh();
   }
 
   // Unfolds every ancestor of `row`, so it can be seen.
@@ -145,13 +262,17 @@
     placed(hint);
   }
 
-  function nextError() {
-    const failed = rows.filter((row) => row.classList.contains("failed"));
+  // The run's failed spans in tree order, from the index: those below a folded span too.
+  const failed = index.filter(([, , , error]) => error).map(([id]) => id);
+
+  async function nextError() {
     if (!failed.length) return;
     if (search && search.value) { search.value = ""; refresh(); }
     errorAt = (errorAt + 1) % failed.length;
-    open(failed[errorAt]);
-    failed[errorAt].scrollIntoView({ block: "center" });
+    const row = await rowOf(failed[errorAt]);
+    if (!row) return;
+    open(row);
+    row.scrollIntoView({ block: "center" });
   }
 
   // ---------------------------------------------------------------------------------------- listeners
@@ -163,9 +284,13 @@
       const row = target.closest(".span-row");
       if (!row) return;
       if (target.closest(".twisty")) {
-        setExpanded(row, !expanded(row));
-        refresh();
         focusRow(row);
+        if (expanded(row)) {
+          setExpanded(row, false);
+          refresh();
+        } else {
+          unfold(row);
+        }
         return;
       }
       // A name is a link, so it opens in a new tab as links do; a plain click opens the panel here.
@@ -196,8 +321,7 @@
         open(row, { toStep: true });
       } else if (event.key === "ArrowRight" && row.hasAttribute("aria-expanded")) {
         event.preventDefault();
-        setExpanded(row, true);
-        refresh();
+        unfold(row);
       } else if (event.key === "ArrowLeft") {
         event.preventDefault();
         if (row.hasAttribute("aria-expanded") && expanded(row)) {
@@ -211,7 +335,13 @@
   }
 
   const expandAll = document.getElementById("expand-all");
-  if (expandAll) expandAll.addEventListener("click", () => { rows.forEach((row) => setExpanded(row, true)); refresh(); });
+  if (expandAll) {
+    expandAll.addEventListener("click", async () => {
+      await loadAll();
+      rows.forEach((row) => setExpanded(row, true));
+      refresh();
+    });
+  }
   const collapseAll = document.getElementById("collapse-all");
   if (collapseAll) collapseAll.addEventListener("click", () => { rows.forEach((row) => setExpanded(row, false)); refresh(); });
   const errorJump = document.getElementById("next-error");
@@ -219,10 +349,11 @@
   const errorCount = document.getElementById("errors-jump");
   if (errorCount) errorCount.addEventListener("click", nextError);
   if (search) {
-    search.addEventListener("input", refresh);
-    search.addEventListener("keydown", (event) => {
+    search.addEventListener("input", find);
+    search.addEventListener("keydown", async (event) => {
       if (event.key === "Enter") {
         event.preventDefault();
+        await find();
         const first = rows.find((row) => row.classList.contains("match"));
         if (first) open(first);
       } else if (event.key === "Escape") {
@@ -248,10 +379,13 @@
     }
     // A link to a span (a step's, the panel's parent) opens it here.
     const link = target.closest("a.step-span, a.span-link");
-    if (link && byId.has(link.dataset.span) && !(event.ctrlKey || event.metaKey || event.shiftKey)) {
+    if (link && parentIds.has(link.dataset.span) && !(event.ctrlKey || event.metaKey || event.shiftKey)) {
       event.preventDefault();
-      open(byId.get(link.dataset.span));
-      byId.get(link.dataset.span).scrollIntoView({ block: "nearest" });
+      rowOf(link.dataset.span).then((row) => {
+        if (!row) return;
+        open(row);
+        row.scrollIntoView({ block: "nearest" });
+      });
       return;
     }
     // Clicking a step (not its controls, not while selecting text in it) marks the span it came from.
@@ -261,12 +395,14 @@
     if (selection && !selection.isCollapsed) return;
     document.querySelectorAll("article.step.linked").forEach((one) => one.classList.remove("linked"));
     rows.forEach((row) => row.classList.remove("linked"));
-    const row = byId.get(step.dataset.span);
-    if (!row) return;
+    if (!parentIds.has(step.dataset.span)) return;
     step.classList.add("linked");
-    reveal(row);
-    row.classList.add("linked");
-    row.scrollIntoView({ block: "nearest" });
+    rowOf(step.dataset.span).then((row) => {
+      if (!row || !step.classList.contains("linked")) return;
+      reveal(row);
+      row.classList.add("linked");
+      row.scrollIntoView({ block: "nearest" });
+    });
   });
 
   document.addEventListener("keydown", (event) => {

@@ -235,6 +235,18 @@ def stored_spans(session: Session, run_id: uuid.UUID, trace_hex: str) -> list[Ra
     return [copy.span for copy in _stored_of(session, {run_id: trace_hex}).get(run_id, {}).values()]
 
 
+def stored_span(session: Session, span: Span, trace_hex: str) -> RawSpan:
+    """One stored span as it arrived, with its resource and scope: what a span panel shows, reading only
+    that span's resource and scope however many spans the run has (none when this process has it)."""
+    cached = _cache.get(span.id, span.content_hash or "")
+    if cached is not None:
+        return cached
+    resources = _contents(session, OtlpResource, {span.resource_id})
+    scopes = _scopes(session, {span.scope_id})
+    scope = scopes.get(span.scope_id, ("", "")) if span.scope_id else ("", "")
+    return raw_span(span, trace_hex, scope, resources.get(span.resource_id) if span.resource_id else None)
+
+
 def span_count(session: Session, run_id: uuid.UUID) -> int:
     return session.scalar(select(func.count()).select_from(Span).where(Span.trace_id == run_id)) or 0
 
