@@ -238,6 +238,7 @@ def test_the_rows_below_a_folded_span_come_from_the_server_as_the_page_would_wri
     trace_id = _seeded(harness)
     signed = console_client(harness)
     page = signed.http.get(f"/ui/traces/{trace_id}").text
+    assert '<i style="left: 0%">0</i><i style="left: 50%">3.10 s</i><i style="left: 100%">6.20 s</i>' in page
     assert 'data-span="parse"' not in page
     assert re.search(r'data-span="retry-llm"[^>]*aria-expanded="false" data-fetch', page)
     below = signed.http.get(f"/ui/traces/{trace_id}/span-rows", params={"under": "retry-llm"})
