@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
+from starlette.routing import Route
 
 from redline import __version__
 from redline.config import Settings
@@ -14,6 +15,8 @@ from redline.console import create_console
 from redline.db import Database, make_engine
 from redline.db.wal_checkpoints import checkpoint_in_background
 from redline.identity import service as identity_service
+from redline.mcp.http import PATH as MCP_PATH
+from redline.mcp.http import McpEndpoint
 from redline.surfaces import metrics as metrics_surface
 from redline.surfaces.metrics import MetricsMiddleware
 from redline.surfaces.middleware import BodyLimitMiddleware, RequestIdMiddleware
@@ -47,24 +50,25 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if database is not None:
-            yield
-            return
-        attach(
-            Database(
-                make_engine(
-                    settings.database_url,
-                    sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms,
-                    sqlite_cache_mib=settings.sqlite_cache_mib,
+        async with mcp.running():
+            if database is not None:
+                yield
+                return
+            attach(
+                Database(
+                    make_engine(
+                        settings.database_url,
+                        sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+                        sqlite_cache_mib=settings.sqlite_cache_mib,
+                    )
                 )
             )
-        )
-        stop_checkpoints = checkpoint_in_background(app.state.database.engine)
-        try:
-            yield
-        finally:
-            stop_checkpoints()
-            app.state.database.dispose()
+            stop_checkpoints = checkpoint_in_background(app.state.database.engine)
+            try:
+                yield
+            finally:
+                stop_checkpoints()
+                app.state.database.dispose()
 
     # Swagger UI (/docs) from assets in an installed package, not a CDN: a self-hosted install is often
     # air-gapped, and no page Redline serves loads from another host. No ReDoc: its page always loads
@@ -99,6 +103,9 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         return {"status": "ok"}
 
     app.mount("/ui", console)
+    # MCP for assistants (docs/mcp.md): the same tokens and roles as the API, the same services.
+    mcp = McpEndpoint(lambda: app.state.database)
+    app.router.routes.append(Route(MCP_PATH, mcp, include_in_schema=False))
 
     # Outermost last: the request id exists before the body limit can refuse anything.
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes, exempt=OTLP_PATHS)

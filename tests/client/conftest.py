@@ -8,6 +8,7 @@ from types import ModuleType
 
 import pytest
 from cli.client import StashClient
+from kindgi.client import Kindgi
 from orq_ai_sdk import Orq
 
 from redline.client import Client
@@ -50,4 +51,12 @@ def mcp(live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 def orq(live_server: LiveServer) -> Iterator[Orq]:
     """The orq-ai-sdk client as its documents build it, with only the host and the key changed."""
     with Orq(api_key=ADMIN_TOKEN, server_url=live_server.url) as client:
+        yield client
+
+
+@pytest.fixture
+def kindgi(live_server: LiveServer) -> Iterator[Kindgi]:
+    """The kindgi 0.1.10 client as wire-clients.md §3.8 builds it, with only the host and the token
+    changed; without retries, so what the server answered is what the test sees."""
+    with Kindgi(live_server.url, token=ADMIN_TOKEN, max_retries=0) as client:
         yield client

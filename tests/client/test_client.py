@@ -45,7 +45,7 @@ def test_create_one_run_and_read_it_back(admin: Client, live_server: LiveServer)
         make_run(live_server.project_id, externalId="ext-1", startedAt=START.isoformat())
     )
     assert created["externalId"] == "ext-1"
-    assert created["agent"] == "support-agent"
+    assert created["agentName"] == "support-agent"
     assert created["stepCount"] == 5
     assert [step["index"] for step in created["steps"]] == [0, 1, 2, 3, 4]
     assert created["steps"][2]["toolInput"] == {"order_id": "1182"}

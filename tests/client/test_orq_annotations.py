@@ -20,76 +20,21 @@ import pytest
 from cli.client import StashClient
 from orq_ai_sdk import Orq, models
 
-from tests.conftest import ADMIN_TOKEN
+from tests import orqseed
 from tests.liveserver import LiveServer
-from tests.samples import make_run
-
-DEFINITIONS: list[dict[str, Any]] = [
-    {"key": "rating", "display_name": "Rating", "type": "categorical", "options": ["good", "bad"]},
-    {
-        "key": "defects",
-        "display_name": "Defects",
-        "type": "categorical",
-        "options": ["grammatical", "spelling", "ambiguity", "hallucination"],
-        "multiple": True,
-    },
-    {"key": "confidence_score", "display_name": "Confidence", "type": "range", "min": 0, "max": 1},
-    {"key": "correction", "display_name": "Correction", "type": "text"},
-    {
-        "key": "categories",
-        "display_name": "Categories",
-        "type": "categorical",
-        "options": ["helpful", "accurate", "concise"],
-        "multiple": True,
-    },
-]
-SPANS = [
-    {"spanId": "root", "kind": "agent", "name": "support-agent", "startedAt": "2026-11-01T10:00:00Z"},
-    {
-        "spanId": "llm",
-        "parentSpanId": "root",
-        "kind": "chat_completion",
-        "name": "answer",
-        "attributes": {"provider": "anthropic", "model": "claude-haiku-4-5"},
-        "startedAt": "2026-11-01T10:00:01Z",
-        "endedAt": "2026-11-01T10:00:02Z",
-    },
-]
 
 
 @pytest.fixture
 def http(live_server: LiveServer) -> Iterator[httpx.Client]:
     """Plain HTTP for what the SDK has no method for: runs, definitions, evaluator results."""
-    with httpx.Client(
-        base_url=live_server.url, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10
-    ) as client:
+    with orqseed.admin_http(live_server) as client:
         yield client
 
 
 @pytest.fixture
 def trace_id(http: httpx.Client, live_server: LiveServer) -> str:
-    for definition in DEFINITIONS:
-        made = http.post("/v2/human-reviews", json=definition)
-        assert made.status_code == 200, made.text
-    run = make_run(
-        live_server.project_id, spans=SPANS, title="Refund for 1182", startedAt="2026-11-01T10:00:00Z"
-    )
-    answer = http.post("/v1/runs", json=run)
-    assert answer.status_code == 201, answer.text
-    made_id: str = answer.json()["id"]
-    return made_id
-
-
-def _summary(http: httpx.Client, trace_id: str, span_id: str = "llm") -> dict[str, Any]:
-    """A span's summary as the server sends it: the SDK's model drops `annotations` and `evaluations`."""
-    answer = http.get(f"/v3/traces/{trace_id}/spans/{span_id}")
-    assert answer.status_code == 200, answer.text
-    summary: dict[str, Any] = answer.json()["span"]["summary"]
-    return summary
-
-
-def _values(http: httpx.Client, trace_id: str, span_id: str = "llm") -> dict[str, Any]:
-    return {item["key"]: item["value"] for item in _summary(http, trace_id, span_id)["annotations"]}
+    orqseed.define_reviews(http)
+    return orqseed.document_trace(http, live_server.project_id)
 
 
 def test_the_documents_examples_work_as_written(orq: Any, trace_id: str, http: httpx.Client) -> None:
@@ -116,7 +61,7 @@ def test_the_documents_examples_work_as_written(orq: Any, trace_id: str, http: h
     orq.annotations.create(
         trace_id=trace_id, span_id="llm", annotations=[{"key": "correction", "value": text}]
     )
-    assert _values(http, trace_id) == {
+    assert orqseed.span_values(http, trace_id) == {
         "rating": "good",
         "defects": ["grammatical", "spelling", "ambiguity"],
         "confidence_score": 0.95,
@@ -133,12 +78,12 @@ def test_the_documents_examples_work_as_written(orq: Any, trace_id: str, http: h
             {"key": "categories", "value": ["helpful", "accurate", "concise"]},
         ],
     )
-    values = _values(http, trace_id)
+    values = orqseed.span_values(http, trace_id)
     assert (values["confidence_score"], values["categories"]) == (0.92, ["helpful", "accurate", "concise"])
 
     # Remove Annotations
     assert orq.annotations.delete(trace_id=trace_id, span_id="llm", keys=["rating", "defects"]) is None
-    assert set(_values(http, trace_id)) == {"confidence_score", "correction", "categories"}
+    assert set(orqseed.span_values(http, trace_id)) == {"confidence_score", "correction", "categories"}
 
 
 def test_identity_ids_the_sdk_sends_are_kept(orq: Any, trace_id: str, http: httpx.Client) -> None:
@@ -152,17 +97,12 @@ def test_identity_ids_the_sdk_sends_are_kept(orq: Any, trace_id: str, http: http
     orq.annotations.delete(
         trace_id=trace_id, span_id="llm", keys=["rating"], metadata={"identity_id": "user-1"}
     )
-    said = _summary(http, trace_id)["annotations"]
+    said = orqseed.span_summary(http, trace_id)["annotations"]
     assert [item["metadata"] for item in said] == [{"identity_id": "user-2"}]
 
 
 def test_correct_an_evaluator_result(orq: Any, trace_id: str, http: httpx.Client) -> None:
-    recorded = http.post(
-        f"/v2/traces/{trace_id}/spans/llm/evaluations",
-        json={"evaluator": "disclaimer_present", "output_type": "boolean", "value": True},
-    )
-    assert recorded.status_code == 200, recorded.text
-    evaluator_annotation_id = recorded.json()["_id"]
+    evaluator_annotation_id = orqseed.evaluator_result(http, trace_id)
     orq.annotations.create(
         trace_id=trace_id,
         span_id="llm",
@@ -174,7 +114,7 @@ def test_correct_an_evaluator_result(orq: Any, trace_id: str, http: httpx.Client
             }
         ],
     )
-    [evaluation] = _summary(http, trace_id)["evaluations"]
+    [evaluation] = orqseed.span_summary(http, trace_id)["evaluations"]
     assert evaluation["value"] is True
     assert [(c["value"], c["explanation"]) for c in evaluation["corrections"]] == [
         (False, "The response omitted a required disclaimer.")
@@ -191,7 +131,7 @@ def test_correct_an_evaluator_result(orq: Any, trace_id: str, http: httpx.Client
         "like the result it corrects."
     )
     orq.annotations.delete(trace_id=trace_id, span_id="llm", parent_annotation_ids=[evaluator_annotation_id])
-    assert _summary(http, trace_id)["evaluations"][0]["corrections"] == []
+    assert orqseed.span_summary(http, trace_id)["evaluations"][0]["corrections"] == []
 
 
 @pytest.mark.parametrize(

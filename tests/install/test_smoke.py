@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import anyio
 import httpx
 import pytest
+from mcp.client.stdio import stdio_client
 from playwright.sync_api import Browser, Page, Route
 
+from mcp import ClientSession, StdioServerParameters, types
 from tests.conftest import _postgres_admin, _postgres_url
 
 STARTUP_TIMEOUT_S = 60.0
@@ -223,3 +226,45 @@ def test_the_first_hour_on_a_plain_install(
     offline.page.wait_for_selector(".swagger-ui .opblock")
 
     assert offline.blocked == [], "pages asked for other hosts"
+
+
+def test_the_mcp_server_answers_on_a_plain_install(
+    installed_redline: Path, new_store_url: str, tmp_path: Path
+) -> None:
+    """`redline mcp` of a plain install (its `mcp` dependency a core one, not a dev extra) through the SDK's
+    own client: initialize, list_tools, and one call as the admin of a store `redline db upgrade` made."""
+    token = "rl_install_smoke_admin_token_0123"
+    made = subprocess.run(
+        [str(installed_redline), "db", "upgrade"],
+        cwd=tmp_path,
+        env={**_environment(new_store_url), "REDLINE_INIT_ADMIN_TOKEN": token},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    server = StdioServerParameters(
+        command=str(installed_redline),
+        args=["mcp"],
+        env={"REDLINE_DATABASE_URL": new_store_url, "REDLINE_TOKEN": token},
+        cwd=tmp_path,
+    )
+
+    async def scenario() -> tuple[types.InitializeResult, list[str], types.CallToolResult]:
+        with (tmp_path / "mcp.log").open("w") as log:
+            async with (
+                stdio_client(server, errlog=log) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                started = await session.initialize()
+                tools = [tool.name for tool in (await session.list_tools()).tools]
+                return started, tools, await session.call_tool("list_projects", {})
+
+    started, tools, projects = anyio.run(scenario)
+    assert started.serverInfo.name == "redline"
+    assert {"search_runs", "get_run", "make_correction", "export_runs"} <= set(tools)
+    assert not projects.isError
+    [content] = projects.content
+    assert isinstance(content, types.TextContent)
+    assert '"name":"default","role":"admin"' in content.text

@@ -136,7 +136,7 @@ def test_openinference_openai_tool_loop(
     assert model_calls(run) == MODEL_CALLS
     assert run["status"] == "running"
     assert run["title"] == "weather-agent"
-    assert run["agent"] == "weather-openinference-openai"
+    assert run["agentName"] == "weather-openinference-openai"
     assert run["input"] == weather.QUESTION
     assert run["output"] == weather.ANSWER
     assert kinds(run) == [("ChatCompletion", "LLM"), ("ChatCompletion", "LLM"), ("weather-agent", "UNKNOWN")]
@@ -158,7 +158,7 @@ def test_openinference_langchain_agent_with_the_openai_instrumentor_on(
     assert steps(run) == CONVERSATION
     assert model_calls(run) == MODEL_CALLS
     assert run["status"] == "running"
-    assert run["agent"] == "weather-openinference-langchain"
+    assert run["agentName"] == "weather-openinference-langchain"
     assert run["metadata"]["session_id"] == weather.SESSION_ID
     root = span_named(run, "LangGraph")
     assert run["input"] == json.loads(root["attributes"]["input.value"])
@@ -229,7 +229,7 @@ def test_traceloop_workflow_task_and_tool(
     assert model_calls(run) == MODEL_CALLS
     assert run["status"] == "running"
     assert run["title"] == "weather_workflow.workflow"
-    assert run["agent"] == "weather_workflow"
+    assert run["agentName"] == "weather_workflow"
     assert run["input"] == weather.QUESTION
     assert run["output"] == weather.ANSWER
     assert kinds(run) == [
@@ -255,7 +255,7 @@ def test_pydantic_ai_agent_with_a_tool(
     assert steps(run) == CONVERSATION
     assert run["status"] == "running"
     assert run["title"] == "invoke_agent weather_agent"
-    assert run["agent"] == "weather_agent"
+    assert run["agentName"] == "weather_agent"
     assert run["metadata"]["session_id"] == weather.SESSION_ID
     assert run["input"] == weather.QUESTION
     assert run["output"] == weather.ANSWER
@@ -285,7 +285,7 @@ def test_openinference_openai_agents_sdk(
     assert model_calls(run) == MODEL_CALLS
     assert run["status"] == "running"
     assert run["title"] == "Agent workflow"
-    assert run["agent"] == "weather_agent"
+    assert run["agentName"] == "weather_agent"
     assert run["input"] == weather.QUESTION
     assert run["output"] == weather.ANSWER
     assert [request.path for request in stand_in.requests] == ["/v1/responses", "/v1/responses"]

@@ -108,7 +108,7 @@ def test_an_item_shows_the_run_its_rules_and_the_corrections_so_far_and_closes_w
         "projectId": harness.project_id,
         "agentId": run["agentId"],
         "agentVersion": "1.0.0",
-        "flowId": None,
+        "flowId": "",
         "runStatus": "completed",
         "completedAt": "2026-11-03T12:00:00+00:00",
         "rules": expected_rules,

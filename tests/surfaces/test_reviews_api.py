@@ -778,7 +778,8 @@ def test_v3_reads_a_trace_and_its_spans(harness: Harness) -> None:
         f"/v3/traces/{trace_id}/spans", params={"page_token": first["next_page_token"]}, headers=harness.admin
     ).json()
     assert [span["span_id"] for span in rest["data"]] == ["log"]
-    assert (rest["has_more"], rest["next_page_token"], rest["data"][0]["level"]) == (False, None, 2)
+    # No next page, no token (@orq-ai/node refuses a null where it takes a string).
+    assert (rest["has_more"], "next_page_token" in rest, rest["data"][0]["level"]) == (False, False, 2)
 
     span = harness.client.get(f"/v3/traces/{trace_id}/spans/deploy", headers=harness.admin).json()["span"]
     assert span["attributes"] == {"log_id": "log"}
@@ -855,10 +856,10 @@ def test_v3_search_by_time_filters_and_text(harness: Harness) -> None:
     page = search(**window, limit=2)
     assert (len(page["data"]), page["has_more"]) == (2, True)
     rest = search(**window, limit=2, page_token=page["next_page_token"])
-    assert ([t["trace_id"] for t in rest["data"]], rest["has_more"], rest["next_page_token"]) == (
+    assert ([t["trace_id"] for t in rest["data"]], rest["has_more"], "next_page_token" in rest) == (
         [early],
         False,
-        None,
+        False,
     )
 
 

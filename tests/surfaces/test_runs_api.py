@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -24,8 +25,15 @@ def test_create_and_read_back_a_run(harness: Harness) -> None:
     assert answer.status_code == 201, answer.text
     run = answer.json()
     assert run["externalId"] == "ext-1"
-    assert run["agent"] == "support-agent"
+    # Named as kindgi's client can read it too: no `agent` in an answer, and `flowId` always there.
+    assert (run["agentName"], "agent" in run, run["flowId"], run["flowVersion"]) == (
+        "support-agent",
+        False,
+        "",
+        "",
+    )
     assert run["agentId"]
+    assert run["tenantId"] == harness.client.get("/v1/me", headers=harness.admin).json()["workspaceId"]
     assert run["dryRun"] is True
     assert [step["index"] for step in run["steps"]] == [0, 1, 2, 3, 4]
     assert run["steps"][2]["toolInput"] == {"order_id": "1182"}
@@ -63,7 +71,7 @@ def test_a_flow_run_registers_the_flow(harness: Harness) -> None:
     body = harness.run(flow="triage", agent=None)
     del body["agent"]
     run = _post(harness, "/v1/runs", body).json()
-    assert run["flow"] == "triage"
+    assert (run["flowName"], run["flowVersion"], "flow" in run) == ("triage", "v1", False)
     again = _post(harness, "/v1/runs", {**body, "flow": None, "flowId": run["flowId"]}).json()
     assert again["flowId"] == run["flowId"]
 
@@ -310,6 +318,8 @@ def test_list_filters_and_pages_newest_first(harness: Harness) -> None:
     assert ids(since="2026-11-06T00:00:00Z") == [made[6]["id"], made[5]["id"]]
     assert ids(until="2026-11-02T00:00:00+00:00") == [made[0]["id"]]
     assert ids(projectId=harness.project_id, limit=1) == [made[6]["id"]]
+    assert ids(scopeKind="project", scopeId=harness.project_id, limit=1) == [made[6]["id"]]
+    assert ids(scopeKind="tenant", limit=1) == [made[6]["id"]]
 
 
 @pytest.mark.parametrize(
@@ -322,6 +332,13 @@ def test_list_filters_and_pages_newest_first(harness: Harness) -> None:
         ({"agentId": "x"}, "agentId"),
         ({"limit": 0}, "limit"),
         ({"limit": 201}, "limit"),
+        ({"scopeKind": "org", "scopeId": "x"}, "scopeKind"),
+        ({"scopeKind": "project"}, "scopeId"),
+        ({"scopeKind": "project", "scopeId": "x"}, "projectId"),
+        (
+            {"scopeKind": "project", "scopeId": str(uuid.uuid4()), "projectId": str(uuid.uuid4())},
+            "scopeId",
+        ),
     ],
 )
 def test_bad_list_parameters_are_400(harness: Harness, params: dict[str, Any], field: str) -> None:

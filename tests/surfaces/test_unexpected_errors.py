@@ -41,6 +41,11 @@ def _reviews_body(body: dict[str, Any], request_id: str) -> None:
     assert body == {"message": INTERNAL, "code": 500}
 
 
+def _datasets_body(body: dict[str, Any], request_id: str) -> None:
+    """The reviews surface's shape, the status as text (what @orq-ai/node reads on /v2/datasets)."""
+    assert body == {"message": INTERNAL, "code": "500"}
+
+
 SPAN = {
     "traceId": "0123456789abcdef0123456789abcdef",
     "spanId": "0123456789abcdef",
@@ -55,7 +60,8 @@ SURFACES: list[tuple[str, str, dict[str, Any] | None, Callable[[dict[str, Any], 
     ("POST", "/v1/traces", OTLP_EXPORT, _otlp_body),
     ("GET", "/v1/projects", None, _corrections_body),
     ("GET", "/api/v1/rm/traces", None, _rm_body),
-    ("GET", "/v2/datasets", None, _reviews_body),
+    ("GET", "/v2/datasets", None, _datasets_body),
+    ("GET", "/v2/annotation-queues", None, _reviews_body),
     (
         "POST",
         "/v3/traces/search",

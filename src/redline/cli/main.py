@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "redline.cli.transfer:import_runs",
         "Import the runs in FILE into a project, keeping the good records and listing the skipped ones.",
     ),
+    "mcp": (
+        "redline.cli.mcp:mcp_command",
+        "Serve Redline's MCP tools on standard input and output, as the holder of REDLINE_TOKEN.",
+    ),
     "members": (
         "redline.cli.identity:members",
         "Who has which role in a project: read < write < publish < admin.",

@@ -99,10 +99,13 @@ def _request_id(response: httpx.Response, body: Mapping[str, Any] | None) -> str
 
 
 def _is_reviews_error(decoded: Any) -> bool:
-    """`{"message": str, "code": int}`: the status as the code tells it from any other surface's body."""
+    """`{"message": str, "code": status}`: the status as the code tells it from any other surface's body;
+    /v2/datasets gives it as text (the shape @orq-ai/node reads there)."""
     if not isinstance(decoded, dict) or not isinstance(decoded.get("message"), str):
         return False
     code = decoded.get("code")
+    if isinstance(code, str):
+        return code.isdigit()
     return isinstance(code, int) and not isinstance(code, bool)
 
 

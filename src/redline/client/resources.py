@@ -70,6 +70,14 @@ class Projects:
         """Every visible project with the caller's `role` in it; `limit` is the page size, not a cap."""
         return _every(self._http, "/v1/projects", {"limit": limit})
 
+    def get(self, project_id: str) -> dict[str, Any]:
+        """One project with the caller's `role` in it; NotFoundError if the caller can't see it."""
+        return json_object(self._http.request("GET", f"/v1/projects/{segment(project_id)}"), "a project")
+
+    def default(self) -> dict[str, Any]:
+        """The workspace's Default project (`isDefault`): its first, made on the first start."""
+        return json_object(self._http.request("GET", "/v1/projects/default"), "a project")
+
     def create(self, name: str) -> dict[str, Any]:
         """A new project; ConflictError if the name is taken in the workspace."""
         return json_object(self._http.request("POST", "/v1/projects", json={"name": name}), "a project")

@@ -98,17 +98,24 @@ def _check_tool_id(tool: str, where: str) -> None:
         raise _refuse(f"{where}: a tool id is 1 to {MAX_TOOL_ID} characters.", where.split("[")[0])
 
 
+# What `found_at` gives for a pointer that finds nothing.
+MISSING: Any = object()
+
+
+def found_at(output: Any, pointer: str) -> Any:
+    """What an item's pointer finds in a run's output (RFC 6901), or MISSING."""
+    try:
+        return jsonpointer.resolve_pointer(output, pointer, MISSING)
+    except jsonpointer.JsonPointerException:
+        return MISSING
+
+
 def check_pointers(body: CorrectionIn, run_id: object, output: Any) -> None:
-    """Each item's pointer must find something in the run's output (RFC 6901)."""
-    missing = object()
+    """Each item's pointer must find something in the run's output."""
     for item in body.items or []:
         if item.pointer is None:
             continue
-        try:
-            found = jsonpointer.resolve_pointer(output, item.pointer, missing)
-        except jsonpointer.JsonPointerException:
-            found = missing
-        if found is missing:
+        if found_at(output, item.pointer) is MISSING:
             raise Invalid(
                 f'Nothing at "{item.pointer}" in run "{run_id}"\'s output.',
                 code="item-not-found",

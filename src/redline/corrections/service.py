@@ -278,13 +278,20 @@ def filtered(
 
 
 def list_corrections(
-    session: Session, actor: Actor, filters: CorrectionFilters, *, limit: int, cursor: str | None
+    session: Session,
+    actor: Actor,
+    filters: CorrectionFilters,
+    *,
+    limit: int,
+    cursor: str | None,
+    where: Sequence[ColumnElement[bool]] = (),
 ) -> Page[Correction]:
-    """A page of live corrections, newest first."""
+    """A page of live corrections, newest first; `where` narrows it further (to the judgments, say)."""
     check_limit(limit)
     filters = filters.checked()
     edge = decode_time_cursor(cursor) if cursor else None
     query = filtered(actor, readable_project_ids(session, actor, filters.project_id), filters, edge)
+    query = query.where(*where)
     rows = list(
         session.scalars(query.order_by(Correction.created_at.desc(), Correction.id.desc()).limit(limit + 1))
     )

@@ -29,8 +29,13 @@ class DatapointContent:
 
 
 def _message(step: Step) -> dict[str, Any]:
+    """A tool step answers a call (its `tool_name`, when the tracer kept one, names the tool it answers):
+    it carries the call's id, null when unknown, as chat messages require. Another step with a tool
+    name makes that call."""
     message: dict[str, Any] = {"role": step.role, "content": step.content}
-    if step.tool_name is not None:
+    if step.role == "tool":
+        message["tool_call_id"] = step.tool_call_id
+    elif step.tool_name is not None:
         message["tool_calls"] = [
             {
                 "id": step.tool_call_id or f"call_{step.index}",
@@ -38,8 +43,6 @@ def _message(step: Step) -> dict[str, Any]:
                 "function": {"name": step.tool_name, "arguments": jsonio.dumps_text(step.tool_input or {})},
             }
         ]
-    elif step.role == "tool" and step.tool_call_id is not None:
-        message["tool_call_id"] = step.tool_call_id
     return message
 
 

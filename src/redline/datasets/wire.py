@@ -1,6 +1,10 @@
-"""Datasets and datapoints as orq-ai-sdk 4.17.13 reads them (wire-clients.md §1.6). Every field its
-Dataset model requires is present, ids of a creator the store no longer knows as ""; `snapshot_version`
-is text, as the SDK types it.
+"""Datasets and datapoints as orq-ai-sdk 4.17.13 and @orq-ai/node read them (wire-clients.md §1.6). Every
+field their Dataset model requires is present, ids of a creator the store no longer knows as "";
+`snapshot_version` is text, as the SDKs type it.
+
+A datapoint's `inputs`, `messages` and `expected_output` are left out when it has none: @orq-ai/node takes
+each as absent or a value, never null. Its chat-message model requires `tool_call_id` on a tool message
+(null allowed), so a tool message that names no call carries it as null.
 
 Shared by `/v2/datasets` and `redline datasets export`, so a datapoint reads the same in both."""
 
@@ -33,16 +37,25 @@ def dataset_dict(view: DatasetView) -> dict[str, Any]:
     }
 
 
+def _message(message: Any) -> Any:
+    if isinstance(message, dict) and message.get("role") == "tool" and "tool_call_id" not in message:
+        return {**message, "tool_call_id": None}
+    return message
+
+
 def datapoint_dict(datapoint: Datapoint, workspace_id: object) -> dict[str, Any]:
+    content = {
+        "inputs": datapoint.inputs,
+        "messages": None if datapoint.messages is None else [_message(m) for m in datapoint.messages],
+        "expected_output": datapoint.expected_output,
+    }
     return {
         "_id": str(datapoint.id),
         "dataset_id": str(datapoint.dataset_id),
         "workspace_id": str(workspace_id),
         "created_by_id": _id_text(datapoint.created_by),
         "updated_by_id": _id_text(datapoint.updated_by),
-        "inputs": datapoint.inputs,
-        "messages": datapoint.messages,
-        "expected_output": datapoint.expected_output,
+        **{name: value for name, value in content.items() if value is not None},
         "evaluations": [],
         "snapshot_version": str(datapoint.snapshot_version),
         "trace_id": str(datapoint.trace_id) if datapoint.trace_id is not None else None,

@@ -407,6 +407,26 @@ def set_sort_end_user_corrections(
     return project
 
 
+def default_project_id(session: Session, workspace_id: uuid.UUID) -> uuid.UUID | None:
+    """The workspace's Default project, as kindgi's client names one per tenant: its first, the one
+    made on the first start (`init_project`), oldest by its id among equals."""
+    return session.scalar(
+        select(Project.id)
+        .where(Project.workspace_id == workspace_id)
+        .order_by(Project.created_at, Project.id)
+        .limit(1)
+    )
+
+
+def default_project(session: Session, actor: Actor) -> Project:
+    """The Default project, to an actor who may read it; not found otherwise, as when there is none."""
+    missing = NotFound("project", "default")
+    project_id = default_project_id(session, actor.workspace_id)
+    if project_id is None:
+        raise missing
+    return require_project_role(session, actor, project_id, "read", missing)
+
+
 def visible_projects(session: Session, actor: Actor) -> list[tuple[Project, ProjectRole]]:
     """The projects the actor can see, each with the actor's role in it, oldest first."""
     projects = session.scalars(
@@ -451,7 +471,9 @@ def default_write_project(session: Session, actor: Actor) -> Project:
 
 
 def find_project(session: Session, actor: Actor, name_or_id: str) -> Project:
-    """A project by id or by name, for the CLI where people type names."""
+    """A project by id or by name, for the CLI where people type names. One the actor can't read is not
+    found as it was named: a name never answers with the id of a project the caller may not see."""
+    missing = NotFound("project", name_or_id)
     try:
         project_id = uuid.UUID(name_or_id)
     except ValueError:
@@ -459,9 +481,9 @@ def find_project(session: Session, actor: Actor, name_or_id: str) -> Project:
             select(Project).where(Project.workspace_id == actor.workspace_id, Project.name == name_or_id)
         )
         if project is None:
-            raise NotFound("project", name_or_id) from None
+            raise missing from None
         project_id = project.id
-    return require_project_role(session, actor, project_id, "read")
+    return require_project_role(session, actor, project_id, "read", missing)
 
 
 def project_role(session: Session, actor: Actor, project: Project) -> ProjectRole | None:

@@ -12,6 +12,7 @@ from redline.db import Database
 from redline.errors import Unauthenticated
 from redline.identity import service as identity
 from redline.identity.service import Actor
+from redline.web.callers import bearer_actor
 
 bearer = HTTPBearer(auto_error=False, description="A Redline token: `Authorization: Bearer <token>`.")
 
@@ -28,13 +29,7 @@ def current_actor(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Actor:
     """The actor behind the bearer token; 401 (in the surface's shape) without a valid one."""
-    db: Database = request.app.state.database
-    with db.read() as session:
-        actor, due = identity.authenticate(session, credentials.credentials if credentials else None)
-    if due and actor.token_id is not None:
-        with db.write() as session:
-            identity.touch_token(session, actor.token_id)
-    return actor
+    return bearer_actor(request.app.state.database, credentials.credentials if credentials else None)
 
 
 async def bearer_secret(

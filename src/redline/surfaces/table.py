@@ -10,17 +10,18 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from redline.errors import NotFound, RedlineError
+from redline.errors import RedlineError
 from redline.surfaces.corrections.surface import CORRECTIONS
 from redline.surfaces.errors import request_id_of, validation_error
 from redline.surfaces.otlp.surface import OTLP
-from redline.surfaces.reviews.surface import REVIEWS
+from redline.surfaces.reviews.surface import DATASETS, REVIEWS
 from redline.surfaces.rm.surface import RM
 from redline.surfaces.surface import Surface
 
 # In the order a path is tried: OTLP's exact paths lie under /v1/, which is otherwise the corrections
-# surface's; a path no surface owns (an unknown endpoint) is answered as the corrections surface answers.
-SURFACES = (OTLP, RM, REVIEWS, CORRECTIONS)
+# surface's, and /v2/datasets under the reviews surface's /v2/; a path no surface owns (an unknown
+# endpoint) is answered as the corrections surface answers.
+SURFACES = (OTLP, RM, DATASETS, REVIEWS, CORRECTIONS)
 FALLBACK = CORRECTIONS
 
 
@@ -32,7 +33,7 @@ def surface_for(path: str) -> Surface:
 def mount(app: FastAPI) -> None:
     """Every surface's routers on the app; each surface owns addresses no other matches, so the order
     between surfaces only decides how soon a request finds its route (the annotation writes first)."""
-    for surface in (RM, REVIEWS, CORRECTIONS, OTLP):
+    for surface in (RM, REVIEWS, DATASETS, CORRECTIONS, OTLP):
         for router in surface.routers:
             app.include_router(router)
 
@@ -52,14 +53,13 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        surface = surface_for(request.url.path)
         error: RedlineError
-        if exc.status_code == 404:
-            error = NotFound(
-                "route", request.url.path, f"No such endpoint: {request.method} {request.url.path}."
-            )
+        if exc.status_code == 404 or (exc.status_code == 405 and surface.wrong_method_is_no_route):
+            error = surface.no_route(request.method, request.url.path)
         else:
             error = RedlineError(str(exc.detail), code=f"http-{exc.status_code}", status=exc.status_code)
-        return surface_for(request.url.path).render_error(error, request_id_of(request))
+        return surface.render_error(error, request_id_of(request))
 
     app.add_exception_handler(RedlineError, on_domain_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)

@@ -1,7 +1,8 @@
 """Redline's native format: the run object of `POST /v1/runs`, one JSON object per line.
 
 `run_to_input_dict` is that object as posted (what `redline export runs` writes, so an export imports
-again as is); `run_to_dict` is the API's answer: the same plus the ids and times the server adds.
+again as is); `run_to_dict` is the API's answer: the same, its producer named as kindgi's client can read
+it, plus the ids and times the server adds.
 """
 
 from __future__ import annotations
@@ -74,20 +75,33 @@ def run_to_input_dict(view: RunView, *, with_content: bool = True) -> dict[str, 
     return data
 
 
-def run_to_dict(view: RunView, *, with_content: bool = True) -> dict[str, Any]:
-    """The run as the API answers it: ids, step ids and indexes, counts and server times added."""
+def run_to_dict(view: RunView, *, tenant_id: uuid.UUID, with_content: bool = True) -> dict[str, Any]:
+    """The run as the API answers it: the input form plus the ids, step ids and indexes, counts and
+    server times the server adds, and the workspace it is in (`tenantId`).
+
+    Two things differ from the input form, for kindgi's client, which reads these answers too
+    (docs/api-runs.md, "Answer form"): the producer's name is `agentName` or `flowName`, since that client
+    reads `agent` as an object Redline can't fill (it needs a conversation id), and `flowId` and
+    `flowVersion` are always there, as it requires: `""` on a run of no flow. A completed run's
+    `endedAt` is its `completedAt` too, the name that client reads."""
     trace = view.trace
     data = run_to_input_dict(view, with_content=with_content)
+    names = {"agentName": data.pop("agent", None), "flowName": data.pop("flow", None)}
+    is_flow = trace.flow_id is not None
     data.update(
         _omit_none(
             {
                 "id": str(trace.id),
+                "tenantId": str(tenant_id),
+                **names,
                 "agentId": _str(trace.agent_id),
-                "flowId": _str(trace.flow_id),
+                "flowId": str(trace.flow_id) if is_flow else "",
+                "flowVersion": (trace.agent_version or "") if is_flow else "",
                 "sourceFormat": trace.source_format,
                 "stepCount": trace.step_count,
                 "createdAt": iso(trace.created_at),
                 "updatedAt": iso(trace.updated_at),
+                "completedAt": iso(trace.ended_at) if trace.status == "completed" else None,
                 "erasedAt": iso(trace.erased_at),
             }
         )

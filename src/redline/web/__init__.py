@@ -1,2 +1,2 @@
-"""What the two HTTP edges share, the API surfaces and the console: answering unexpected errors, the
-request metrics, and reading ids out of addresses."""
+"""What Redline's edges share, the API surfaces, the console and the MCP server: answering unexpected
+errors, the request metrics, reading ids out of addresses, and who a bearer token is (`callers`)."""

@@ -305,21 +305,23 @@ def _group_key(group_id: uuid.UUID | None) -> str:
 
 
 def item_dict(view: ItemView) -> dict[str, Any]:
-    """An item as the wire has it; `flowId` is always there (null for an agent's run), as kindgi's client
-    requires, and the optional fields are left out when unset."""
+    """An item as the wire has it; `flowId` is always there, a string, as kindgi's client requires (`""`
+    for a run of no flow, as on a run: docs/api-runs.md), and the optional fields are left out when
+    unset."""
     item = view.item
     body: dict[str, Any] = {"runId": str(item.run_id), "projectId": str(item.project_id)}
     if item.agent_id is not None:
         body["agentId"] = str(item.agent_id)
     if item.agent_version is not None:
         body["agentVersion"] = item.agent_version
-    body["flowId"] = str(item.flow_id) if item.flow_id is not None else None
+    body["flowId"] = str(item.flow_id) if item.flow_id is not None else ""
     wanted = list(dict.fromkeys(rule.wanted_group_id for rule in view.rules if rule.wanted_group_id))
     by_group = sorted(view.progress.items(), key=lambda pair: _group_key(pair[0]))
     body.update(
         {
             "runStatus": item.run_status,
-            "completedAt": iso(item.completed_at),
+            # A run that reported no end was complete when it was queued; kindgi's client needs a time.
+            "completedAt": iso(item.completed_at or item.added_at),
             "rules": [
                 {"ruleId": str(rule.rule_id), "version": rule.version, "name": rule.name}
                 for rule in view.rules

@@ -17,7 +17,8 @@ from redline.queues.expert import listing as expert_listing
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.idempotent import IdempotencyKey, answer_once
 from redline.surfaces.corrections.openapi import CONFLICT_RESPONSES, ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, project_id, query_id, query_list, query_time
+from redline.surfaces.corrections.queue_filters import filters_reading
+from redline.surfaces.corrections.wire import page_body, project_id
 from redline.surfaces.responses import JSONBody
 from redline.traces.schemas import StrictWireModel
 from redline.web.addresses import path_id
@@ -35,42 +36,21 @@ class DismissIn(StrictWireModel):
     reason: str | None = Field(None, max_length=MAX_REASON)
 
 
+FiltersDep = Annotated[
+    expert_listing.QueueFilters, Depends(filters_reading("correctorGroupId", expert.CORRECTED))
+]
+
+
 @router.get(QUEUE, summary="Runs in the expert queue, oldest first, with the total the filters match")
 def list_items(
     projectId: str,  # noqa: N803 - the wire's name
     actor: ActorDep,
     db: DatabaseDep,
-    state: Annotated[
-        list[str] | None,
-        Query(description="open, corrected, dismissed or erased; repeated or comma-separated"),
-    ] = None,
-    rule_id: Annotated[str | None, Query(alias="ruleId")] = None,
-    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
-    corrector_group_id: Annotated[
-        str | None, Query(alias="correctorGroupId", description="Items a rule of which wants this group")
-    ] = None,
-    for_me: Annotated[
-        bool, Query(alias="forMe", description="Only the items you can close by correcting the run")
-    ] = False,
-    added_after: Annotated[
-        str | None, Query(alias="addedAfter", description="Queued at or after this ISO 8601 time")
-    ] = None,
-    closed_after: Annotated[
-        str | None, Query(alias="closedAfter", description="Closed at or after this ISO 8601 time")
-    ] = None,
+    filters: FiltersDep,
     limit: Annotated[int, Query(description="0 to 200; 0 answers only the total")] = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> JSONBody:
     project = project_id(projectId)
-    filters = expert_listing.QueueFilters(
-        states=query_list(state),
-        rule_id=query_id(rule_id, "ruleId"),
-        agent_id=query_id(agent_id, "agentId"),
-        corrector_group_id=query_id(corrector_group_id, "correctorGroupId"),
-        for_me=for_me,
-        added_after=query_time(added_after, "addedAfter"),
-        closed_after=query_time(closed_after, "closedAfter"),
-    )
     with db.read() as session:
         page, total = expert_listing.list_items(session, actor, project, filters, limit=limit, cursor=cursor)
         items = [expert_listing.item_dict(view) for view in page.items]

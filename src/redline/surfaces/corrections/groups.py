@@ -92,10 +92,7 @@ def create_group(body: GroupIn, actor: ActorDep, db: DatabaseDep, key: Idempoten
     )
 
 
-@router.get("/corrector-groups", summary="Live corrector groups the caller can read, oldest first")
-def list_groups(
-    actor: ActorDep,
-    db: DatabaseDep,
+def list_filters(
     scope_kind: Annotated[
         str | None, Query(alias="scopeKind", description="tenant (or workspace), project or agent")
     ] = None,
@@ -115,14 +112,26 @@ def list_groups(
             "and its own",
         ),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
-    cursor: str | None = None,
-) -> JSONBody:
-    filters = groups.GroupFilters(
+) -> groups.GroupFilters:
+    """The list's filters, parsed from the query (the judge classes' list takes the same)."""
+    return groups.GroupFilters(
         scope_kind=scope_kind,
         project_id=query_id(project_id, "projectId"),
         agent_id=query_id(agent_id, "agentId"),
     )
+
+
+FiltersDep = Annotated[groups.GroupFilters, Depends(list_filters)]
+
+
+@router.get("/corrector-groups", summary="Live corrector groups the caller can read, oldest first")
+def list_groups(
+    actor: ActorDep,
+    db: DatabaseDep,
+    filters: FiltersDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    cursor: str | None = None,
+) -> JSONBody:
     with db.read() as session:
         page = group_views.list_groups(session, actor, filters, limit=limit, cursor=cursor)
         items = [group_dict(view) for view in page.items]

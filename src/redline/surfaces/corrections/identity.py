@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import Field
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from redline.db import Database
 from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT, page_of_sorted
+from redline.errors import Invalid
 from redline.identity import service as identity
 from redline.identity.models import Membership, Principal, Project, Token
 from redline.identity.service import Actor, PrincipalKind, ProjectRole, ReviewerRole
@@ -78,13 +81,22 @@ def token_dict(token: Token) -> dict[str, Any]:
     return body
 
 
-def project_dict(project: Project, role: str) -> dict[str, Any]:
+def project_dict(project: Project, role: str, default_id: uuid.UUID | None) -> dict[str, Any]:
+    """A project with the caller's role in it, and the fields kindgi's client requires of one: its
+    workspace as `tenantId`; its name as its `slug` (names are unique in a workspace, which is what a
+    slug is for); whether it is the Default (`identity.default_project_id`); and `updatedAt`, which is
+    `createdAt`, as Redline keeps no time of a project's last change."""
+    created = iso(project.created_at)
     return {
         "id": str(project.id),
+        "tenantId": str(project.workspace_id),
         "name": project.name,
+        "slug": project.name,
+        "isDefault": project.id == default_id,
         "role": role,
         "sortEndUserCorrections": project.sort_end_user_corrections,
-        "createdAt": iso(project.created_at),
+        "createdAt": created,
+        "updatedAt": created,
     }
 
 
@@ -113,12 +125,25 @@ def me(actor: ActorDep) -> JSONBody:
 
 @router.get("/projects", summary="The projects the caller can see, with the caller's role in each")
 def list_projects(
-    actor: ActorDep, db: DatabaseDep, limit: Limit = DEFAULT_LIMIT, cursor: str | None = None
+    actor: ActorDep,
+    db: DatabaseDep,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: str | None = None,
+    name_contains: Annotated[
+        str | None, Query(alias="nameContains", description="Only projects whose name holds this text")
+    ] = None,
+    org_id: Annotated[str | None, Query(alias="orgId", description="Refused: Redline has no orgs")] = None,
 ) -> JSONBody:
+    if org_id is not None:
+        raise Invalid("orgId: Redline has no orgs; leave it out.", details={"field": "orgId"})
     with db.read() as session:
         visible = identity.visible_projects(session, actor)
+        default_id = identity.default_project_id(session, actor.workspace_id)
+    if name_contains is not None:
+        visible = [(project, role) for project, role in visible if name_contains in project.name]
     page = page_of_sorted(visible, limit, cursor, lambda pair: str(pair[0].id))
-    return JSONBody(page_body(page, [project_dict(project, role) for project, role in page.items]))
+    items = [project_dict(project, role, default_id) for project, role in page.items]
+    return JSONBody(page_body(page, items))
 
 
 @router.post(
@@ -127,7 +152,27 @@ def list_projects(
 def create_project(body: ProjectIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session:
         project = identity.create_project(session, actor, body.name)
-    return JSONBody(project_dict(project, "admin"), status_code=201)
+        answer = project_dict(project, "admin", identity.default_project_id(session, actor.workspace_id))
+    return JSONBody(answer, status_code=201)
+
+
+def _project_answer(session: Session, actor: Actor, project: Project) -> JSONBody:
+    role = identity.project_role(session, actor, project) or "admin"
+    return JSONBody(project_dict(project, role, identity.default_project_id(session, actor.workspace_id)))
+
+
+# Before /projects/{projectId}, which would take "default" for an id.
+@router.get("/projects/default", summary="The workspace's Default project: its first")
+def get_default_project(actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.read() as session:
+        return _project_answer(session, actor, identity.default_project(session, actor))
+
+
+@router.get("/projects/{projectId}", summary="One project, with the caller's role in it")
+def get_project(projectId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803
+    with db.read() as session:
+        project = identity.require_project_role(session, actor, project_id(projectId), "read")
+        return _project_answer(session, actor, project)
 
 
 @router.patch("/projects/{projectId}", summary="Change a project's settings (project admins)")
@@ -136,8 +181,7 @@ def change_project(projectId: str, body: ProjectSettingsIn, actor: ActorDep, db:
         project = identity.set_sort_end_user_corrections(
             session, actor, project_id(projectId), body.sort_end_user_corrections
         )
-        answer = project_dict(project, identity.project_role(session, actor, project) or "admin")
-    return JSONBody(answer)
+        return _project_answer(session, actor, project)
 
 
 @router.get("/users", summary="The workspace's users and services")

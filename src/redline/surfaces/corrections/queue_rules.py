@@ -103,14 +103,7 @@ def create_rule(
     return answer_once(db, actor, key, f"POST /v1/projects/{project}/queue-rules", sent, work)
 
 
-@router.get(
-    f"{RULES}/preview",
-    summary="How many of the project's recent runs a rule would have queued (its sample, not its cap)",
-)
-def preview(
-    projectId: str,  # noqa: N803
-    actor: ActorDep,
-    db: DatabaseDep,
+def preview_ask(
     agent_ids: Annotated[list[str] | None, Query(alias="agentIds", description="Comma-separated")] = None,
     flow_ids: Annotated[list[str] | None, Query(alias="flowIds", description="Comma-separated")] = None,
     versions: Annotated[list[str] | None, Query(description="Comma-separated versions, or `pinned`")] = None,
@@ -123,17 +116,28 @@ def preview(
     rule_id: Annotated[
         str | None, Query(alias="ruleId", description="Sample as this rule does (its when, without any)")
     ] = None,
-) -> JSONBody:
-    project = project_id(projectId)
+) -> expert_rules.PreviewAsk:
+    """The rule a preview tries, from the query: `when`'s fields comma-separated, as in the body."""
     lists = {"agentIds": agent_ids, "flowIds": flow_ids, "versions": versions, "status": status}
     when: dict[str, Any] = {
         name: list(query_list(value)) for name, value in lists.items() if value is not None
     }
     if include_dry_runs is not None:
         when["includeDryRuns"] = include_dry_runs
-    asked = expert_rules.PreviewAsk(
+    return expert_rules.PreviewAsk(
         when=when or None, sample=sample, last=last, rule_id=query_id(rule_id, "ruleId")
     )
+
+
+PreviewDep = Annotated[expert_rules.PreviewAsk, Depends(preview_ask)]
+
+
+@router.get(
+    f"{RULES}/preview",
+    summary="How many of the project's recent runs a rule would have queued (its sample, not its cap)",
+)
+def preview(projectId: str, actor: ActorDep, db: DatabaseDep, asked: PreviewDep) -> JSONBody:  # noqa: N803
+    project = project_id(projectId)
     with db.read() as session:
         found = expert_rules.preview(session, actor, project, asked)
     return JSONBody({"considered": found.considered, "matched": found.matched, "estimate": found.estimate})

@@ -15,7 +15,14 @@ from redline.identity.service import Actor
 from redline.ingest import runs as ingest
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
-from redline.surfaces.corrections.wire import page_body, project_id, query_id, query_list, query_time
+from redline.surfaces.corrections.wire import (
+    page_body,
+    project_id,
+    query_id,
+    query_list,
+    query_time,
+    scope_project,
+)
 from redline.surfaces.responses import JSONBody
 from redline.traces import service as traces
 from redline.traces.native import run_to_dict
@@ -34,7 +41,7 @@ def create_run(run: RunIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.write() as session, _as_one_run():
         [stored] = ingest.record_runs(session, actor, [run])
         view = traces.get_run(session, actor, stored.id)
-        body = run_to_dict(view)
+        body = run_to_dict(view, tenant_id=actor.workspace_id)
     metrics.runs_ingested(1)
     return JSONBody(body, status_code=201)
 
@@ -90,6 +97,10 @@ def list_runs(
     status: Annotated[
         list[str] | None, Query(description=f"One or more of {', '.join(RUN_STATUSES)}, comma-separated")
     ] = None,
+    scope_kind: Annotated[
+        str | None, Query(alias="scopeKind", description="tenant or project: kindgi's client's projectId")
+    ] = None,
+    scope_id: Annotated[str | None, Query(alias="scopeId", description="With scopeKind=project")] = None,
     since: Annotated[str | None, Query(description="Runs started at or after this ISO 8601 time")] = None,
     until: Annotated[str | None, Query(description="Runs started before this ISO 8601 time")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
@@ -101,8 +112,13 @@ def list_runs(
         raise Invalid(
             f'status: "{unknown[0]}" is not one of {", ".join(RUN_STATUSES)}.', details={"field": "status"}
         )
+    scoped = scope_project(scope_kind, scope_id)
+    if scoped is not None and project_id_ is not None:
+        raise Invalid(
+            "Give projectId or scopeKind=project with scopeId, not both.", details={"field": "scopeId"}
+        )
     filters = traces.RunFilters(
-        project_id=project_id(project_id_) if project_id_ is not None else None,
+        project_id=project_id(project_id_) if project_id_ is not None else scoped,
         agent_id=query_id(agent_id, "agentId"),
         agent=agent,
         flow_id=query_id(flow_id, "flowId"),
@@ -114,19 +130,21 @@ def list_runs(
     )
     with db.read() as session:
         page = traces.list_runs(session, actor, filters, limit=limit, cursor=cursor)
-        items = [run_to_dict(view, with_content=False) for view in page.items]
+        items = [run_to_dict(view, tenant_id=actor.workspace_id, with_content=False) for view in page.items]
     return JSONBody(page_body(page, items))
 
 
 @router.get("/{runId}", summary="One run with its steps and spans")
 def get_run(runId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803 - the wire's name
     with db.read() as session:
-        body: dict[str, Any] = run_to_dict(traces.get_run(session, actor, path_id(runId, "run")))
+        view = traces.get_run(session, actor, path_id(runId, "run"))
+        body: dict[str, Any] = run_to_dict(view, tenant_id=actor.workspace_id)
     return JSONBody(body)
 
 
 @router.post("/{runId}/erase", summary="Erase a run's content; ids, agent, version, status and times stay")
 def erase_run(runId: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:  # noqa: N803 - the wire's name
     with db.write() as session:
-        body = run_to_dict(ingest.erase_run(session, actor, path_id(runId, "run")))
+        view = ingest.erase_run(session, actor, path_id(runId, "run"))
+        body = run_to_dict(view, tenant_id=actor.workspace_id)
     return JSONBody(body)

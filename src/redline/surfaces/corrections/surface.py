@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from redline.errors import RedlineError
+from redline.errors import NotFound, RedlineError
 from redline.surfaces.corrections import (
     agents,
     audit,
@@ -16,6 +16,10 @@ from redline.surfaces.corrections import (
     groups,
     identity,
     indexed_keys,
+    judge_classes,
+    judging_queue,
+    judging_rules,
+    judgments,
     queue_rules,
     results,
     retention,
@@ -35,6 +39,18 @@ def render_corrections(error: RedlineError, request_id: str) -> Response:
     return JSONBody({"error": body}, status_code=error.status, headers={"X-Request-Id": request_id})
 
 
+def no_route(method: str, path: str) -> NotFound:
+    """An address /v1 doesn't serve. The kindgi client looks there for its whole agent runtime too, so
+    the sentence says which of its calls Redline answers."""
+    return NotFound(
+        "route",
+        path,
+        f"No such endpoint: {method} {path}. Redline is not an agent runtime: of kindgi's API it serves "
+        "projects, runs (to read), judgments, judge classes, judging rules and the judging queue "
+        '(docs/api-corrections.md, "The kindgi client").',
+    )
+
+
 CORRECTIONS = Surface(
     name="corrections",
     render_error=render_corrections,
@@ -52,6 +68,13 @@ CORRECTIONS = Surface(
         queue_rules.router,
         expert_queue.router,
         results.router,
+        # The kindgi 0.1.10 client's routes, from before corrections.
+        judgments.router,
+        judge_classes.router,
+        judging_rules.router,
+        judging_queue.router,
     ),
     prefixes=("/v1/",),
+    no_route=no_route,
+    wrong_method_is_no_route=True,
 )

@@ -26,6 +26,24 @@ def rule_path(project: str, rule: str) -> tuple[uuid.UUID, uuid.UUID]:
     return project_id(project), path_id(rule, "queue-rule", expert_rules.rule_not_found)
 
 
+SCOPE_KINDS = ("tenant", "project")
+
+
+def scope_project(scope_kind: str | None, scope_id: str | None) -> uuid.UUID | None:
+    """The project a kindgi-style scope names (`scopeKind=project&scopeId=<id>`), or None for the tenant,
+    the workspace: every project the caller reads. Redline has no orgs."""
+    if scope_kind not in (None, *SCOPE_KINDS):
+        raise Invalid(
+            f'scopeKind: "{scope_kind}" is not one of {", ".join(SCOPE_KINDS)}; Redline has no orgs.',
+            details={"field": "scopeKind"},
+        )
+    if scope_kind != "project":
+        return None
+    if scope_id is None:
+        raise Invalid("scopeKind needs scopeId.", details={"field": "scopeId"})
+    return project_id(scope_id)
+
+
 def query_id(value: str | None, field: str) -> uuid.UUID | None:
     if value is None:
         return None

@@ -4,6 +4,10 @@ results, which people's corrections refer to.
 Both annotation routes answer 200, the only success the orq-ai-sdk takes (it ignores the body); the
 DELETE reads its JSON body, as the SDK sends one. Refusals are the document's sentences with its
 statuses, in `{"message", "code"}`.
+
+A request with no body at all is refused, on DELETE too, where it would otherwise remove nothing and say
+200: it is what the document's TypeScript examples send, because @orq-ai/node takes a body only under
+`requestBody` and drops `annotations` and `keys` passed beside the ids (docs/clients.md).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends
 
 from redline.db import Database
+from redline.errors import Invalid
 from redline.identity.service import Actor
 from redline.reviews import annotate
 from redline.reviews.said import evaluations
@@ -28,6 +33,10 @@ router = APIRouter(
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
+NO_ANNOTATIONS = 'The body is empty: send the annotations as {"annotations": [...]}.'
+NOTHING_TO_REMOVE = (
+    'The body is empty: name what to remove as {"keys": [...]} or {"parent_annotation_ids": [...]}.'
+)
 
 
 @router.post(
@@ -35,8 +44,14 @@ DatabaseDep = Annotated[Database, Depends(database)]
     summary="Annotate a span: up to 10 values for human reviews or corrections of evaluator results",
 )
 def create_annotations(
-    trace_id: str, span_id: str, body: AnnotationsIn, secret: BearerSecret, db: DatabaseDep
+    trace_id: str,
+    span_id: str,
+    secret: BearerSecret,
+    db: DatabaseDep,
+    body: Annotated[AnnotationsIn | None, Body()] = None,
 ) -> JSONBody:
+    if body is None:
+        raise Invalid(NO_ANNOTATIONS, details={"field": "body"})
     with db.write() as session:
         actor = in_write(session, secret)
         written = annotate.save_values(session, actor, trace_id, span_id, body.annotations, body.metadata)
@@ -55,16 +70,17 @@ def delete_annotations(
     db: DatabaseDep,
     body: Annotated[AnnotationsRemoval | None, Body()] = None,
 ) -> JSONBody:
-    removal = body or AnnotationsRemoval()
+    if body is None:
+        raise Invalid(NOTHING_TO_REMOVE, details={"field": "body"})
     with db.write() as session:
         removed = annotate.remove_values(
             session,
             actor,
             trace_id,
             span_id,
-            keys=removal.keys or [],
-            parent_annotation_ids=removal.parent_annotation_ids or [],
-            metadata=removal.metadata,
+            keys=body.keys or [],
+            parent_annotation_ids=body.parent_annotation_ids or [],
+            metadata=body.metadata,
         )
     return JSONBody({"deleted": removed})
 

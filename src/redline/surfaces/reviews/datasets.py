@@ -1,6 +1,7 @@
-"""Datasets and their datapoints on the reviews surface, exactly as orq-ai-sdk 4.17.13 calls them (§1.6):
-create 200, delete and clear 204; datapoints made from a bare JSON array or `{"items": [...]}` (both
-200 with the list made), deleted one at a time or in bulk (204)."""
+"""Datasets and their datapoints on the reviews surface, exactly as orq-ai-sdk 4.17.13 and @orq-ai/node
+call them (§1.6): create 200, delete and clear 204; datapoints made from a bare JSON array or
+`{"items": [...]}` (both 200 with the list made), deleted one at a time or in bulk (204). Errors carry
+the status as text in `code` (surface.py's DATASETS)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,10 @@ from redline.db import Database
 from redline.identity.service import Actor
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
-from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES
+from redline.surfaces.reviews.openapi import DATASETS_ERROR_RESPONSES
 from redline.surfaces.reviews.wire import PageQuery, list_body, wire_id
 
-router = APIRouter(prefix="/v2/datasets", tags=["datasets"], responses=REVIEWS_ERROR_RESPONSES)
+router = APIRouter(prefix="/v2/datasets", tags=["datasets"], responses=DATASETS_ERROR_RESPONSES)
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]

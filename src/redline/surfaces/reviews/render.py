@@ -1,5 +1,9 @@
 """Human reviews, annotations, evaluator results and traces as the orq-ai-sdk reads them (snake_case,
-`_id`, ISO times); fields the SDK's models lack (`annotations`, `evaluations`) it ignores."""
+`_id`, ISO times); fields the SDK's models lack (`annotations`, `evaluations`) it ignores.
+
+A trace or span field the clients model but Redline doesn't know (a span's status, a trace's end) is left
+out rather than sent as null: @orq-ai/node's schemas take such a field as absent or a string, never null,
+and the Python SDK reads an absent field as None all the same."""
 
 from __future__ import annotations
 
@@ -121,11 +125,21 @@ def _meta_text(meta: dict[str, Any] | None, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _known(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields with a value: what the clients model as optional is absent, never null."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def trace_page(items: list[dict[str, Any]], token: str | None) -> dict[str, Any]:
+    """A page of traces or spans: `next_page_token` only while there is a next page."""
+    return _known({"object": "list", "data": items, "has_more": token is not None, "next_page_token": token})
+
+
 def trace_summary(view: TraceView) -> dict[str, Any]:
     """TraceSummary (§1.7): status is the run's own (completed, failed, …)."""
     trace = view.trace
-    agent = {"id": str(trace.agent_id), "name": view.agent_name} if trace.agent_id else None
-    return {
+    agent = _known({"id": str(trace.agent_id), "name": view.agent_name}) if trace.agent_id else None
+    modelled = {
         "object": "trace",
         "trace_id": str(trace.id),
         "root_span_id": view.root_span_id,
@@ -139,6 +153,9 @@ def trace_summary(view: TraceView) -> dict[str, Any]:
         "session_id": _meta_text(trace.meta, "session_id"),
         "thread_id": _meta_text(trace.meta, "thread_id"),
         "agent": agent,
+    }
+    return {
+        **_known(modelled),
         "external_id": trace.external_id,
         "agent_version": trace.agent_version,
         "metadata": trace.meta or {},
@@ -150,7 +167,7 @@ def span_summary(view: SpanView) -> dict[str, Any]:
     """SpanSummary (§1.7): `type` is `span.<kind>`, provider and model read from the attributes."""
     span: Span = view.span
     attributes = span.attributes or {}
-    return {
+    modelled = {
         "object": "span",
         "trace_id": str(span.trace_id),
         "span_id": span.span_id,
@@ -166,5 +183,5 @@ def span_summary(view: SpanView) -> dict[str, Any]:
         "usage": _usage(attributes),
         "level": view.level,
         "has_children": view.has_children,
-        **_reviews(view.said),
     }
+    return {**_known(modelled), **_reviews(view.said)}

@@ -1,8 +1,9 @@
 """Traces on /v3 (wire-clients.md §1.7): one trace, its spans a page at a time, one span, and a search.
 
-Every field the SDK's models have is answered (all optional there), and each trace and span carries
-what people and evaluators said about it (`annotations`, `evaluations`), which the SDK ignores and
-other callers read. Not found is `{"message", "code": 404}`, which the SDK raises as `ErrorResponse`.
+Every field the SDKs' models have is answered when known and left out when not (all optional there, and
+never null for @orq-ai/node), and each trace and span carries what people and evaluators said about it
+(`annotations`, `evaluations`), which the SDKs ignore and other callers read. Not found is
+`{"message", "code": 404}`, which the Python SDK raises as `ErrorResponse`, @orq-ai/node as `APIError`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from redline.reviews.schemas import TraceSearchIn
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.openapi import REVIEWS_ERROR_RESPONSES
-from redline.surfaces.reviews.render import span_summary, trace_summary
+from redline.surfaces.reviews.render import span_summary, trace_page, trace_summary
 
 router = APIRouter(prefix="/v3/traces", tags=["reviews"], responses=REVIEWS_ERROR_RESPONSES)
 
@@ -33,12 +34,7 @@ DatabaseDep = Annotated[Database, Depends(database)]
 def search_traces(body: TraceSearchIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
         found = traceviews.search(session, actor, body)
-        answer = {
-            "object": "list",
-            "data": [trace_summary(view) for view in found.views],
-            "has_more": found.token is not None,
-            "next_page_token": found.token,
-        }
+        answer = trace_page([trace_summary(view) for view in found.views], found.token)
     # The body is the document's, field for field: that a filter read every run's JSON goes in a header.
     headers = {UNINDEXED_HEADER: ", ".join(found.unindexed)} if found.unindexed else None
     return JSONBody(answer, headers=headers)
@@ -61,12 +57,7 @@ def list_spans(
 ) -> JSONBody:
     with db.read() as session:
         views, token = traceviews.list_spans(session, actor, trace_id, limit=limit, page_token=page_token)
-        answer = {
-            "object": "list",
-            "data": [span_summary(view) for view in views],
-            "has_more": token is not None,
-            "next_page_token": token,
-        }
+        answer = trace_page([span_summary(view) for view in views], token)
     return JSONBody(answer)
 
 
