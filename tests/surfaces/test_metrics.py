@@ -8,6 +8,8 @@ The counters live for the whole test process (as in a server), so the tests comp
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +21,7 @@ from redline.config import Settings
 from redline.db import Database
 from tests.conftest import ADMIN_TOKEN, Harness, bootstrap_admin
 from tests.samples import make_run
+from tests.storelocks import store_locked
 
 METRICS_TOKEN = "metrics-scraper-secret"
 
@@ -91,3 +94,39 @@ def test_metrics_are_off_unless_asked_for_and_need_a_token(harness: Harness) -> 
     assert answer.status_code == 404
     with pytest.raises(ValidationError, match="needed when REDLINE_METRICS is on"):
         Settings(metrics=True)
+
+
+def test_waits_for_sqlite_write_lock_are_counted_by_who_held_it(
+    measured: Harness, backend: str, database_url: str
+) -> None:
+    """A write that met another writer of this process (the turn `Database.write` takes), then one that
+    met another connection holding SQLite's lock (BEGIN IMMEDIATE waiting in the busy handler), each
+    counted once when it got the lock. PostgreSQL takes row locks: neither wait exists there."""
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    waits = 'redline_sqlite_lock_wait_seconds_count{held_by="%s"}'
+    before = _figures(measured)
+    with measured.db.write():
+        writer = threading.Thread(
+            target=lambda: measured.client.post("/v1/runs", json=make_run(measured.project_id), headers=admin)
+        )
+        writer.start()
+        time.sleep(0.2)
+    writer.join()
+    with store_locked(database_url, backend, "traces"):
+        outside = threading.Thread(
+            target=lambda: measured.client.post("/v1/runs", json=make_run(measured.project_id), headers=admin)
+        )
+        outside.start()
+        time.sleep(0.2)
+    outside.join()
+    after = _figures(measured)
+    if backend == "sqlite":
+        assert _grew(before, after, waits % "this-process") == 1
+        assert _grew(before, after, waits % "another-connection") == 1
+        assert after['redline_sqlite_lock_wait_seconds_sum{held_by="another-connection"}'] >= 0.1
+    else:
+        assert _grew(before, after, waits % "this-process") == 0
+        assert _grew(before, after, waits % "another-connection") == 0
+    assert (
+        _grew(before, after, 'redline_http_requests_total{method="POST",route="/v1/runs",status="201"}') == 2
+    )

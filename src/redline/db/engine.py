@@ -55,6 +55,27 @@ _WRITE_OPTION = "redline_write"
 STARTUP_LOCK_KEY = 0x7265646C696E65
 
 
+# Where a write waited for SQLite's write lock: behind another writer of this process (`_WriteTurn`), or
+# in SQLite's busy handler while another connection (another process, the CLI) held the lock.
+HELD_BY_THIS_PROCESS = "this-process"
+HELD_BY_ANOTHER_CONNECTION = "another-connection"
+# A BEGIN IMMEDIATE that takes longer than this waited for the lock: taking a free one takes microseconds.
+LOCK_WAIT_FLOOR_S = 0.001
+# Told of each wait (where, seconds): `web.metrics` counts them when metrics are on; none otherwise.
+_lock_wait_listeners: list[Callable[[str, float], None]] = []
+
+
+def listen_to_lock_waits(listener: Callable[[str, float], None]) -> None:
+    """Have `listener(held_by, seconds)` told of every wait for SQLite's write lock from now on."""
+    if listener not in _lock_wait_listeners:
+        _lock_wait_listeners.append(listener)
+
+
+def _lock_waited(held_by: str, seconds: float) -> None:
+    for listener in _lock_wait_listeners:
+        listener(held_by, seconds)
+
+
 def make_engine(
     url: str, *, sqlite_busy_timeout_ms: int = 5000, sqlite_cache_mib: int = DEFAULT_SQLITE_CACHE_MIB
 ) -> Engine:
@@ -91,10 +112,15 @@ def make_engine(
         # execution machinery, which cost every transaction more than SQLite's own work for it
         # (bench/README.md, "The write path"). Its errors come out as SQLAlchemy's, as they would have
         # (a busy store's is what `is_busy` looks for).
+        started = time.perf_counter()
         try:
             connection.connection.dbapi_connection.execute(statement)
         except sqlite3.Error as error:
             raise DBAPIError.instance(statement, None, error, sqlite3.Error) from error
+        finally:
+            waited = time.perf_counter() - started
+            if waited >= LOCK_WAIT_FLOOR_S and statement == SQLITE_WRITE_BEGIN:
+                _lock_waited(HELD_BY_ANOTHER_CONNECTION, waited)
 
     return engine
 
@@ -246,7 +272,12 @@ class _WriteTurn:
         # A stack per thread: a write begun inside another (which SQLite then refuses) must not
         # release the outer one's turn.
         stack: list[bool] = self._held.__dict__.setdefault("stack", [])
-        stack.append(self._lock.acquire(timeout=self._timeout()))
+        taken = self._lock.acquire(blocking=False)
+        if not taken:
+            started = time.perf_counter()
+            taken = self._lock.acquire(timeout=self._timeout())
+            _lock_waited(HELD_BY_THIS_PROCESS, time.perf_counter() - started)
+        stack.append(taken)
 
     def __exit__(self, *exc: object) -> None:
         if self._held.stack.pop():

@@ -1,6 +1,6 @@
 """Prometheus metrics, off by default (`REDLINE_METRICS`): requests by route and status with their
-latencies, runs and spans ingested, requests the store was too busy for, and, read from the store at
-each scrape, background jobs by state.
+latencies, runs and spans ingested, waits for SQLite's write lock, requests the store was too busy for,
+and, read from the store at each scrape, background jobs by state.
 
 Several `redline serve` processes count into one set of figures: `redline serve` names a directory in
 `PROMETHEUS_MULTIPROC_DIR` before any server process starts, each process writes its counts there
@@ -18,11 +18,15 @@ from typing import Any
 from sqlalchemy import func, select
 
 from redline.db import Database
+from redline.db.engine import listen_to_lock_waits
 from redline.jobs.models import DONE, FAILED, QUEUED, RUNNING, Job
 
 MULTIPROCESS_DIRECTORY = "PROMETHEUS_MULTIPROC_DIR"
 # Request latencies, in seconds: an annotation's create is about a millisecond, an import many seconds.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+# Waits for SQLite's write lock, in seconds: a write holds it a millisecond or two, an import's batch
+# longer; past the busy timeout (5 s by default) the request is answered 503.
+LOCK_WAIT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class _Instruments:
     runs: Any
     spans: Any
     store_unavailable: Any
+    lock_waits: Any
 
 
 _instruments: _Instruments | None = None
@@ -62,7 +67,14 @@ def turn_on() -> None:
             "redline_store_unavailable",
             "Requests answered 503: the store stayed busy (a lock) or unreachable.",
         ),
+        lock_waits=Histogram(
+            "redline_sqlite_lock_wait_seconds",
+            "Waits for SQLite's write lock, by who held it (this-process, another-connection).",
+            ["held_by"],
+            buckets=LOCK_WAIT_BUCKETS,
+        ),
     )
+    listen_to_lock_waits(_lock_waited)
 
 
 def request_answered(method: str, route: str, status: int, seconds: float) -> None:
@@ -79,6 +91,11 @@ def runs_ingested(count: int) -> None:
 def spans_ingested(count: int) -> None:
     if _instruments is not None and count:
         _instruments.spans.inc(count)
+
+
+def _lock_waited(held_by: str, seconds: float) -> None:
+    if _instruments is not None:
+        _instruments.lock_waits.labels(held_by).observe(seconds)
 
 
 def store_unavailable() -> None:
