@@ -20,10 +20,10 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 import pytest
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from playwright.sync_api import Browser, Page, Route
 
-from mcp import ClientSession, StdioServerParameters, types
 from tests.conftest import _postgres_admin, _postgres_url
 
 STARTUP_TIMEOUT_S = 60.0

@@ -7,9 +7,9 @@ import logging
 from typing import Any, cast
 
 import pytest
+from mcp import types
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from mcp import types
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.mcp.server import SOMETHING_WENT_WRONG, STORE_BUSY, answer

@@ -14,10 +14,10 @@ from typing import Any, TextIO
 
 import httpx
 import pytest
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp import ClientSession, StdioServerParameters, types
 from redline.client import Client
 from tests.conftest import ADMIN_TOKEN
 from tests.liveserver import LiveServer, live_server

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import anyio
 
-from tests.mcp.conftest import Connector, World, call, refused
+from tests.mcpserver.conftest import Connector, World, call, refused
 from tests.samples import make_run
 
 EXTRA_RUNS = 5

@@ -9,11 +9,11 @@ from typing import Any
 
 import anyio
 from click.testing import CliRunner
-
 from mcp import types
+
 from redline.cli.main import cli
 from redline.mcp.table import TOOLS
-from tests.mcp.conftest import Connector, World, call
+from tests.mcpserver.conftest import Connector, World, call
 
 
 def test_initialize_names_the_server_and_lists_every_tool(assistant: Connector) -> None:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from redline.cli.main import cli
 from redline.client import AuthError, NotFoundError
-from tests.mcp.conftest import Connector, World, call, refused
+from tests.mcpserver.conftest import Connector, World, call, refused
 
 
 def test_a_reader_reads_but_cannot_write(assistant: Connector, world: World) -> None:
