@@ -14,6 +14,7 @@ import httpx
 from redline.client import Client
 from redline.mcp.table import TOOLS
 from tests import orqseed
+from tests.asyncrun import in_own_thread
 from tests.conftest import ADMIN_TOKEN
 from tests.doccommands import python_blocks
 from tests.liveserver import LiveServer
@@ -39,8 +40,10 @@ def _run(code: str, live_server: LiveServer) -> list[str]:
     assert TOKEN in code, TOKEN
     code = code.replace(HOST, f'"{live_server.url}').replace(TOKEN, ADMIN_TOKEN)
     printed = io.StringIO()
+    compiled = compile(code, str(PAGE), "exec")
+    # In a thread of its own: the MCP snippet starts an event loop, which the browser tests' may block.
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, str(PAGE), "exec"), {"__name__": "__main__"})
+        in_own_thread(lambda: exec(compiled, {"__name__": "__main__"}))
     return printed.getvalue().splitlines()
 
 

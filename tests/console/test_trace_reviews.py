@@ -130,7 +130,8 @@ def test_a_refusal_shows_the_services_sentence_beside_the_widget(
 ) -> None:
     _, keys, page = _opened(console, http)
     rating = _key(_open_span(page, "answer"), "rating")
-    # The review is deleted after the page was opened: the service no longer knows the key.
+    # The review is deleted after the panel was opened (its widget shown): the service no longer knows it.
+    expect(rating.get_by_role("button", name="good")).to_be_visible()
     workspace = ok(http.get(f"/v2/human-reviews/{keys['rating']}"))["workspace_id"]
     assert http.delete(f"/v2/human-reviews/{keys['rating']}").status_code == 204
     rating.get_by_role("button", name="good").click()

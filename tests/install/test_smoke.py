@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import anyio
 import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from playwright.sync_api import Browser, Page, Route
 
+from tests.asyncrun import run_async
 from tests.conftest import _postgres_admin, _postgres_url
 
 STARTUP_TIMEOUT_S = 60.0
@@ -261,7 +261,7 @@ def test_the_mcp_server_answers_on_a_plain_install(
                 tools = [tool.name for tool in (await session.list_tools()).tools]
                 return started, tools, await session.call_tool("list_projects", {})
 
-    started, tools, projects = anyio.run(scenario)
+    started, tools, projects = run_async(scenario)
     assert started.serverInfo.name == "redline"
     assert {"search_runs", "get_run", "make_correction", "export_runs"} <= set(tools)
     assert not projects.isError

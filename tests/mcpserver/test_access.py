@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
 import httpx
 import pytest
 from click.testing import CliRunner
 
 from redline.cli.main import cli
 from redline.client import AuthError, NotFoundError
+from tests.asyncrun import run_async
 from tests.mcpserver.conftest import Connector, World, call, refused
 
 
@@ -37,7 +37,7 @@ def test_a_reader_reads_but_cannot_write(assistant: Connector, world: World) -> 
                 values=[{"key": "quality", "value": "good"}],
             )
 
-    anyio.run(scenario)
+    run_async(scenario)
     assert world.admin.corrections.list(project_id=world.project_id) is not None
     assert list(world.admin.corrections.list(run_id=gold["id"])) == []
 
@@ -48,7 +48,7 @@ def test_changing_a_corrections_status_takes_the_publish_role(assistant: Connect
             made = await call(session, "make_correction", run_id=world.runs["gold"]["id"], answer="right")
             return await refused(session, "change_correction", correction_id=made["id"], status="wont-fix")
 
-    assert anyio.run(scenario) == 'This needs the publish role in project "default"; you have write.'
+    assert run_async(scenario) == 'This needs the publish role in project "default"; you have write.'
 
 
 def test_a_token_without_a_role_in_the_project_finds_nothing_as_on_the_api(
@@ -80,7 +80,7 @@ def test_a_token_without_a_role_in_the_project_finds_nothing_as_on_the_api(
             )
             assert await refused(session, "search_runs", project="default") == 'No project "default".'
 
-    anyio.run(scenario)
+    run_async(scenario)
     assert run_missing.value.message == f'No run "{gold["id"]}".'
 
 
@@ -95,14 +95,14 @@ def test_a_revoked_token_stops_the_next_call(assistant: Connector, world: World)
             return await refused(session, "list_projects")
 
     if assistant.transport == "stdio":
-        assert anyio.run(scenario) == "The bearer token is not valid or has been revoked."
+        assert run_async(scenario) == "The bearer token is not valid or has been revoked."
         assistant.errlog.seek(0)
         said = assistant.errlog.read()
         assert 'Redline MCP server on standard input and output, acting as "reader".' in said
         return
     statuses: list[int] = []
     try:
-        anyio.run(scenario)
+        run_async(scenario)
     except* httpx.HTTPStatusError as raised:
         statuses = [
             error.response.status_code

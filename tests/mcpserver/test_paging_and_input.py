@@ -3,8 +3,7 @@ what is wrong and where."""
 
 from __future__ import annotations
 
-import anyio
-
+from tests.asyncrun import run_async
 from tests.mcpserver.conftest import Connector, World, call, refused
 from tests.samples import make_run
 
@@ -67,7 +66,7 @@ def test_every_list_pages_with_a_cursor(assistant: Connector, world: World) -> N
             projects = await call(session, "list_projects", limit=1)
             assert projects["nextCursor"] is None
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_a_long_run_comes_in_parts(assistant: Connector, world: World) -> None:
@@ -83,7 +82,7 @@ def test_a_long_run_comes_in_parts(assistant: Connector, world: World) -> None:
             assert [step["content"] for step in rest["steps"]] == [f"turn {n}" for n in range(100, 150)]
             assert rest["nextStepOffset"] is None
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_bad_input_is_a_tool_error_with_a_clear_sentence(assistant: Connector, world: World) -> None:
@@ -134,4 +133,4 @@ def test_bad_input_is_a_tool_error_with_a_clear_sentence(assistant: Connector, w
                 "Bad arguments for trends: period: Input should be 'all', '90d' or '30d'."
             )
 
-    anyio.run(scenario)
+    run_async(scenario)

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anyio
 from click.testing import CliRunner
 from mcp import types
 
 from redline.cli.main import cli
 from redline.mcp.table import TOOLS
+from tests.asyncrun import run_async
 from tests.mcpserver.conftest import Connector, World, call
 
 
@@ -32,7 +32,7 @@ def test_initialize_names_the_server_and_lists_every_tool(assistant: Connector) 
                 title=tool.title, readOnlyHint=not writes, destructiveHint=False, openWorldHint=False
             )
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_the_reading_tools_answer_with_the_projects_data(assistant: Connector, world: World) -> None:
@@ -127,7 +127,7 @@ def test_the_reading_tools_answer_with_the_projects_data(assistant: Connector, w
             assert [rule["ruleId"] for rule in trends["rules"]] == [world.rule_id]
             assert trends["period"] == "30d"
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_writes_are_made_as_the_tokens_principal(assistant: Connector, world: World) -> None:
@@ -202,7 +202,7 @@ def test_writes_are_made_as_the_tokens_principal(assistant: Connector, world: Wo
             correction_id: str = corrected["id"]
             return correction_id
 
-    correction_id = anyio.run(writing)
+    correction_id = run_async(writing)
 
     async def publishing() -> None:
         async with assistant.session("publisher") as session:
@@ -215,7 +215,7 @@ def test_writes_are_made_as_the_tokens_principal(assistant: Connector, world: Wo
             )
             assert changed["status"] == "being-fixed"
 
-    anyio.run(publishing)
+    run_async(publishing)
     # The API sees what the tools wrote, made by their principals; the status change is audited as such.
     [event] = list(world.admin.audit_events.list(kind="correction-status-changed"))
     assert (event["actor"], event["data"]["to"]) == (
@@ -245,7 +245,7 @@ def test_an_export_carries_runs_whole_with_what_was_said_and_imports_again(
             named = await call(session, "export_runs", run_ids=[gold["id"], gold["id"]])
             return [record for page in pages for record in page], named["items"]
 
-    records, named = anyio.run(scenario)
+    records, named = run_async(scenario)
     assert [record["run"]["externalId"] for record in records] == ["running-1", "silver-1", "gold-1"]
     [exported] = named
     assert exported == records[2]
