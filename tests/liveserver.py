@@ -21,6 +21,8 @@ from redline.db import Database
 from tests.conftest import ADMIN_TOKEN, bootstrap_admin
 
 STARTUP_TIMEOUT_S = 10.0
+# How long a test client waits for an answer before calling the server stalled.
+CLIENT_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -32,7 +34,9 @@ class LiveServer:
     admin_id: str
 
     def client(self, token: str = ADMIN_TOKEN) -> Client:
-        return Client(self.url, token=token, timeout=10.0)
+        """Redline's client on this server. Its timeout is for a stalled server, not a slow one: on a CI
+        machine whose two cores run both test workers and a browser, a plain create once took over 10 s."""
+        return Client(self.url, token=token, timeout=CLIENT_TIMEOUT_S)
 
 
 @pytest.fixture
