@@ -427,13 +427,18 @@ class SpanRead:
         return holds(self.role, "write")
 
 
+def _said(session: Session, actor: Actor, trace: Trace) -> tuple[list[Annotation], list[Said]]:
+    """What people said on the run: ratings and comments; review values and evaluator results."""
+    feedback = [a for a in annotation_service.for_trace(session, actor, trace.id) if _is_feedback(a)]
+    return feedback, said_about(session, [trace.id])[trace.id]
+
+
 def _said_and_keys(
     session: Session, actor: Actor, trace: Trace
 ) -> tuple[list[Annotation], list[Said], ProjectRole | None, list[ReviewKey]]:
-    """What people said on the run (ratings and comments; review values and evaluator results), the
-    actor's role in its project and the project's review keys."""
-    feedback = [a for a in annotation_service.for_trace(session, actor, trace.id) if _is_feedback(a)]
-    reviews = said_about(session, [trace.id])[trace.id]
+    """What people said on the run (`_said`), the actor's role in its project and the project's review
+    keys."""
+    feedback, reviews = _said(session, actor, trace)
     role = _role_in(session, actor, trace.project_id)
     keys = review_keys.list_keys(session, actor, project_id=trace.project_id, limit=MAX_LIMIT).items
     # In key order, as a queue that names no reviews offers its project's.
@@ -604,7 +609,7 @@ def span_rows(request: Request, trace_id: str, who: Viewer, db: Db, under: str |
     ident = path_id(trace_id, "run")
     with db.read() as session:
         trace = traces.readable_trace(session, who.actor, ident, "read")
-        feedback, reviews, _, _ = _said_and_keys(session, who.actor, trace)
+        feedback, reviews = _said(session, who.actor, trace)
         outline = traces.span_outline(session, trace)
         rows = subtree_rows(
             trace,
