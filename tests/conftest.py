@@ -25,7 +25,7 @@ from redline.app import create_app
 from redline.background import JOB_KINDS
 from redline.config import Settings
 from redline.db import Database, make_engine
-from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.jobs.worker import JobKind, JobWorker
 from redline.migrations import commands as migrate
 from tests import pgserver
@@ -206,9 +206,9 @@ class Harness:
         return make_run(self.project_id, **fields)
 
 
-def bootstrap_admin(db: Database) -> identity.Bootstrap:
+def bootstrap_admin(db: Database) -> workspaces.Bootstrap:
     with db.write() as session:
-        return identity.bootstrap(
+        return workspaces.bootstrap(
             session,
             workspace_name="default",
             project_name="default",

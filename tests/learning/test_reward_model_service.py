@@ -20,6 +20,7 @@ from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import IN_LIST_CHUNK, Database
 from redline.errors import NotFound
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.ingest import runs as ingest
 from redline.learning import service as learning
 from redline.learning.pairs import rating_pairs
@@ -65,7 +66,7 @@ def _world(db: Database, visible: int) -> World:
         second = identity.create_project(session, admin, "second")
         reader = identity.create_user(session, admin, name="reader", kind="user")
         identity.set_member(session, admin, first.project.id, reader.id, "read")
-        elsewhere = identity.create_workspace(session, "elsewhere")
+        elsewhere = workspaces.new_workspace(session, "elsewhere")
         shown = ingest.record_runs(session, admin, _runs(first.project.id, visible, "v"))
         [hidden] = ingest.record_runs(session, admin, _runs(second.id, 1, "h"))
         [erased] = ingest.record_runs(session, admin, _runs(first.project.id, 1, "e"))

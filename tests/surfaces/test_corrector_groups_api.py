@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.identity.service import Actor
 from tests.conftest import Harness
 
@@ -340,7 +341,7 @@ def test_a_group_the_caller_cant_read_is_not_found(harness: Harness) -> None:
 def test_another_workspace_sees_nothing(harness: Harness) -> None:
     made = _group(harness, name="peer", scope={"kind": "tenant"})
     with harness.db.write() as session:
-        workspace = identity.create_workspace(session, "elsewhere")
+        workspace = workspaces.new_workspace(session, "elsewhere")
         operator = Actor(workspace.id, None, "operator", "operator", workspace_admin=True)
         admin = identity.create_user(session, operator, name="eve", kind="user", workspace_admin=True)
         secret = identity.create_token(session, operator, admin.id, "t").secret

@@ -13,8 +13,9 @@ import pytest
 
 from redline.annotations import service as annotation_service
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.identity.models import Principal
-from redline.surfaces.rm import annotations as rm_annotations
+from redline.surfaces import responses
 from tests.conftest import Harness
 from tests.samples import EXPORT_KEYS
 
@@ -87,7 +88,7 @@ def _detail(answer: Any, status: int) -> str:
 def _stranger(harness: Harness) -> dict[str, str]:
     """Headers of a workspace admin of another workspace: it must never see this one's ids."""
     with harness.db.write() as session:
-        other = identity.create_workspace(session, "other")
+        other = workspaces.new_workspace(session, "other")
         stranger = Principal(name="stranger", kind="user", workspace_id=other.id, workspace_admin=True)
         session.add(stranger)
         session.flush()
@@ -409,7 +410,7 @@ def test_export_streams_every_line_once_across_pages(
     monkeypatch.setattr(
         annotation_service, "iter_export", functools.partial(annotation_service.iter_export, chunk=2)
     )
-    monkeypatch.setattr(rm_annotations, "EXPORT_FLUSH_BYTES", 1)
+    monkeypatch.setattr(responses, "STREAM_CHUNK_BYTES", 1)
     runs = [_trace(harness, externalId=f"run-{i}") for i in range(3)]
     made = [_created(harness, run["id"], {"comment": f"note {i}"}) for i, run in enumerate(runs * 3)]
     lines = _export(harness)

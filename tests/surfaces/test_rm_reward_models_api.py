@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.identity.models import Principal
 from tests.conftest import Harness
 
@@ -232,7 +233,7 @@ def test_list_newest_first_and_get_one(harness: Harness) -> None:
 
 def _stranger(harness: Harness) -> dict[str, str]:
     with harness.db.write() as session:
-        other = identity.create_workspace(session, "other")
+        other = workspaces.new_workspace(session, "other")
         stranger = Principal(name="stranger", kind="user", workspace_id=other.id, workspace_admin=True)
         session.add(stranger)
         session.flush()

@@ -13,6 +13,7 @@ import pytest
 from redline.annotations import service as annotation_service
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.identity.service import Actor
 from tests.conftest import ADMIN_TOKEN, Harness
 from tests.samples import jsonl, stash_record
@@ -551,7 +552,7 @@ def test_a_caller_outside_the_project_sees_no_trace(harness: Harness) -> None:
 def test_another_workspace_sees_nothing_of_this_one(harness: Harness) -> None:
     [trace_id] = _imported(harness, jsonl(REFUND))["trace_ids"]
     with harness.db.write() as session:
-        workspace = identity.create_workspace(session, "elsewhere")
+        workspace = workspaces.new_workspace(session, "elsewhere")
         founder = Actor(workspace.id, None, "operator", "operator", workspace_admin=True)
         admin = identity.create_user(session, founder, name="eve", kind="user", workspace_admin=True)
         secret = identity.create_token(session, founder, admin.id, "t").secret

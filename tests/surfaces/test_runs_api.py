@@ -237,11 +237,12 @@ def test_roles_decide_what_a_member_may_do(harness: Harness) -> None:
 
 def test_another_workspace_never_sees_ids(harness: Harness) -> None:
     from redline.identity import service as identity
+    from redline.identity import workspaces
     from redline.identity.models import Principal
 
     run = _post(harness, "/v1/runs", harness.run()).json()
     with harness.db.write() as session:
-        other = identity.create_workspace(session, "other")
+        other = workspaces.new_workspace(session, "other")
         stranger = Principal(name="stranger", kind="user", workspace_id=other.id, workspace_admin=True)
         session.add(stranger)
         session.flush()

@@ -22,6 +22,7 @@ from redline.config import Settings
 from redline.db import Database, LockWaits, StillBusy, is_busy, make_engine
 from redline.errors import RedlineError
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.identity.service import Actor
 from redline.jsonio import dumps
 from redline.migrations import commands as migrate
@@ -30,6 +31,8 @@ from redline.migrations import commands as migrate
 @dataclass
 class CliContext:
     overrides: dict[str, Any] = field(default_factory=dict)
+    # The workspace the operator acts in (`--workspace`, name or id); None: the installation's first.
+    workspace: str | None = None
     _database: Database | None = None
 
     def settings(self, **more: Any) -> Settings:
@@ -54,6 +57,10 @@ class CliContext:
                 )
             )
         return self._database
+
+    def operator(self, session: Session) -> Actor:
+        """The local operator, in the workspace `--workspace` names."""
+        return identity.operator(session, self.workspace)
 
     def close(self) -> None:
         """Give the store's connections back when the command ends, rather than at interpreter exit."""
@@ -87,7 +94,7 @@ class CliContext:
         with self.reaching_store(), db.startup_lock():
             waits.call(partial(migrate.upgrade, db.engine))
             with db.write(waits) as session:
-                first = identity.bootstrap(
+                first = workspaces.bootstrap(
                     session,
                     workspace_name=settings.init_workspace,
                     project_name=settings.init_project,
@@ -150,7 +157,7 @@ def _no_store(url: str, why: str) -> click.ClickException:
     )
 
 
-def _announce_first_start(first: identity.Bootstrap) -> None:
+def _announce_first_start(first: workspaces.Bootstrap) -> None:
     """Said on standard error: it is for the operator, and standard output may be data (an export)."""
     say(
         f'First start: made workspace "{first.workspace.name}", project "{first.project.name}" '
@@ -237,7 +244,7 @@ def as_operator(context: CliContext, write: bool = True) -> Iterator[tuple[Sessi
     db = context.ready_database()
     try:
         with db.write(lock_waits(context)) if write else db.read() as session:
-            yield session, identity.operator(session)
+            yield session, context.operator(session)
     except RedlineError as error:
         raise fail(error) from error
     except StillBusy as error:

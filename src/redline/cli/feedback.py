@@ -29,6 +29,7 @@ from redline.cli.reward_models import write_pairs
 from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
+from redline.identity.service import Actor
 from redline.jsonio import dumps
 from redline.learning import exports
 from redline.learning import service as learning
@@ -62,7 +63,7 @@ def export_annotations(context: CliContext, output: Path | None) -> None:
             open_output(output) as sink,
             progress("Exporting annotations", noun="annotation") as shown,
         ):
-            for chunk in export_chunks(session, identity.operator(session)):
+            for chunk in export_chunks(session, context.operator(session)):
                 sink.write(chunk)
                 lines = chunk.count(b"\n")
                 count += lines
@@ -101,7 +102,8 @@ def import_annotations(context: CliContext, file: Path, project: str) -> None:
     skipped: list[SkippedLine] = []
     try:
         with db.read() as session:
-            target = identity.find_project(session, identity.operator(session), project)
+            actor = context.operator(session)
+            target = identity.find_project(session, actor, project)
         with (
             file.open("rb") as source,
             progress("Importing annotations", noun="line", total=total) as shown,
@@ -109,7 +111,7 @@ def import_annotations(context: CliContext, file: Path, project: str) -> None:
             for group, unread, read in line_groups(read_lines(source), IMPORT_GROUP):
                 skipped.extend(unread)
                 if group:
-                    done = db.write_retrying(partial(_store_annotations, target.id, group), waits)
+                    done = db.write_retrying(partial(_store_annotations, actor, target.id, group), waits)
                     stored += done.stored
                     already += done.already
                     skipped.extend(done.skipped)
@@ -131,10 +133,10 @@ def import_annotations(context: CliContext, file: Path, project: str) -> None:
 
 
 def _store_annotations(
-    project_id: uuid.UUID, group: list[ReadLine], session: Session
+    actor: Actor, project_id: uuid.UUID, group: list[ReadLine], session: Session
 ) -> importing.GroupStored:
     """One group stored as the operator: a transaction that may be run again from the start."""
-    return importing.store_group(session, identity.operator(session), project_id, group)
+    return importing.store_group(session, actor, project_id, group)
 
 
 @click.group("pairs")
@@ -161,7 +163,7 @@ def preview_pairs(context: CliContext, traces: tuple[str, ...], max_pairs: int) 
     tune_gc_for_bulk_work()
     try:
         with db.read() as session:
-            pairs = learning.preview_pairs(session, identity.operator(session), chosen, max_pairs)
+            pairs = learning.preview_pairs(session, context.operator(session), chosen, max_pairs)
     except RedlineError as error:
         raise fail(error) from error
     for pair in pairs:

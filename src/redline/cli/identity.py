@@ -35,6 +35,11 @@ def users() -> None:
 @click.option("--kind", type=click.Choice(PRINCIPAL_KINDS), default="user", show_default=True)
 @click.option("--reviewer-role", type=click.Choice(REVIEWER_ROLES), help="Users only [default: standard].")
 @click.option("--workspace-admin", is_flag=True, help="May manage projects, users and every project's data.")
+@click.option(
+    "--installation-admin",
+    is_flag=True,
+    help="May also make, list, export and delete workspaces (a workspace admin too).",
+)
 @pass_context
 def create_user(
     context: CliContext,
@@ -42,6 +47,7 @@ def create_user(
     kind: PrincipalKind,
     reviewer_role: ReviewerRole | None,
     workspace_admin: bool,
+    installation_admin: bool,
 ) -> None:
     """Add a user or a service named NAME."""
     with as_operator(context) as (session, actor):
@@ -52,6 +58,7 @@ def create_user(
             kind=kind,
             reviewer_role=reviewer_role,
             workspace_admin=workspace_admin,
+            installation_admin=installation_admin,
         )
         click.echo(f"Created {principal.kind} {principal.name} ({principal.id}).")
 

@@ -89,6 +89,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "right, in the sentences of the console's Trends page (docs/results-trends.md).",
     ),
     "users": ("redline.cli.identity:users", "People (users) and programs (services) of the workspace."),
+    "workspaces": (
+        "redline.cli.workspaces:workspaces",
+        "Workspaces: the installation's tenants, each with its own people, projects and data.",
+    ),
     "worker": (
         "redline.cli.worker:worker",
         "Run background jobs (training reward models, …) until stopped (Ctrl-C or SIGTERM).",
@@ -129,9 +133,15 @@ class LazyGroup(click.Group):
     "--database-url",
     help="SQLAlchemy URL of the store [env REDLINE_DATABASE_URL; default sqlite:///redline.db].",
 )
+@click.option(
+    "--workspace",
+    envvar="REDLINE_WORKSPACE",
+    help="The workspace (name or id) the command acts in [env REDLINE_WORKSPACE; default: the "
+    "installation's first].",
+)
 @click.version_option(__version__, prog_name="redline")
 @click.pass_context
-def cli(ctx: click.Context, database_url: str | None) -> None:
+def cli(ctx: click.Context, database_url: str | None, workspace: str | None) -> None:
     """Redline: self-hosted human feedback for AI agents.
 
     With no command, runs `redline serve`. Every option also comes from a REDLINE_* environment
@@ -140,7 +150,9 @@ def cli(ctx: click.Context, database_url: str | None) -> None:
     # Here, not at the top: `redline --help` and `--version` never get this far, and need none of it.
     from redline.cli.context import CliContext
 
-    ctx.obj = CliContext(overrides={"database_url": database_url} if database_url else {})
+    ctx.obj = CliContext(
+        overrides={"database_url": database_url} if database_url else {}, workspace=workspace
+    )
     ctx.call_on_close(ctx.obj.close)
     if ctx.invoked_subcommand is None:
         ctx.invoke(load_command("serve"))

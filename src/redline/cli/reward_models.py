@@ -200,7 +200,7 @@ def _wait_for_training(context: CliContext, model_id: uuid.UUID, name: str) -> N
         # A plain read each time: opening the store as a command does would take its write lock to check.
         try:
             with db.read() as session:
-                model = learning.get_model(session, identity.operator(session), model_id)
+                model = learning.get_model(session, context.operator(session), model_id)
                 progress = learning.progress_of(session, model)
         except RedlineError as error:  # the model was removed meanwhile
             raise fail(error) from error
@@ -344,7 +344,7 @@ def train_gpu(
     db = context.ready_database()
     try:
         with db.read() as session:
-            actor = identity.operator(session)
+            actor = context.operator(session)
             model = find_model(session, actor, model_ref)
             run = trl_train.train(
                 _conversations(session, actor, model.id),

@@ -26,6 +26,7 @@ from redline.db import Database, LockWaits, StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.identity.models import Project
+from redline.identity.service import Actor
 from redline.ingest import otlp
 from redline.ingest import runs as ingest
 from redline.ingest.otlp import OtlpLimits
@@ -111,13 +112,14 @@ def import_runs(
     waits = lock_waits(context)
     try:
         with db.read() as session:
-            target = identity.find_project(session, identity.operator(session), project)
+            actor = context.operator(session)
+            target = identity.find_project(session, actor, project)
         if format_ == OTLP_FORMAT or (format_ == "auto" and looks_like_otlp(text)):
             if agent is not None:
                 raise click.UsageError(
                     "--agent is for records that name no agent; OTLP spans name their service."
                 )
-            _import_otlp(context, db, text, target, waits, started)
+            _import_otlp(context, db, text, (actor, target), waits, started)
             return
         resolved, records = iter_text(text, target.id, format_)
         records = with_content_ids(records)
@@ -127,7 +129,7 @@ def import_runs(
         with progress(label, noun="record", total=jsonl_record_count(text)) as shown:
             for group, read in _groups(records, skipped):
                 if group:
-                    stored = db.write_retrying(partial(_store, group, resolved), waits)
+                    stored = db.write_retrying(partial(_store, actor, group, resolved), waits)
                     imported += len(stored)
                     steps += sum(run.step_count for run in stored)
                 shown.advance(read)
@@ -146,17 +148,24 @@ def import_runs(
 
 
 def _import_otlp(
-    context: CliContext, db: Database, text: str, target: Project, waits: LockWaits, started: float
+    context: CliContext,
+    db: Database,
+    text: str,
+    into: tuple[Actor, Project],
+    waits: LockWaits,
+    started: float,
 ) -> None:
     """OTLP JSON (one export request, or one per line) through the span pipeline a live export takes,
-    one request per transaction; the file holds whole traces, so its runs settle at the end."""
+    one request per transaction, as the operator into its project; the file holds whole traces, so its
+    runs settle at the end."""
+    target = into[1]
     limits = OtlpLimits.of(context.settings())
     run_ids: list[uuid.UUID] = []
     rejected: list[Rejected] = []
     requests = list(export_requests(text))
     with progress(f"Importing {OTLP_FORMAT} export requests", noun="request", total=len(requests)) as shown:
         for request in requests:
-            received = db.write_retrying(partial(_receive_request, request, target, limits), waits)
+            received = db.write_retrying(partial(_receive_request, into, request, limits), waits)
             run_ids.extend(run_id for run_id in received.run_ids if run_id not in run_ids)
             rejected.extend(received.rejected)
             shown.advance(1)
@@ -171,17 +180,16 @@ def _import_otlp(
 
 
 def _receive_request(
-    request: ExportTraceServiceRequest, target: Project, limits: OtlpLimits, session: Session
+    into: tuple[Actor, Project], request: ExportTraceServiceRequest, limits: OtlpLimits, session: Session
 ) -> otlp.Received:
     """One export request of a file kept as the operator: a transaction that may be run again."""
-    return otlp.receive_documents(
-        session, identity.operator(session), [request], project=target, limits=limits
-    )
+    actor, target = into
+    return otlp.receive_documents(session, actor, [request], project=target, limits=limits)
 
 
-def _store(group: list[RunIn], source_format: str, session: Session) -> list[IngestedRun]:
+def _store(actor: Actor, group: list[RunIn], source_format: str, session: Session) -> list[IngestedRun]:
     """One group of runs stored as the operator: a transaction that may be run again from the start."""
-    return ingest.record_runs(session, identity.operator(session), group, source_format=source_format)
+    return ingest.record_runs(session, actor, group, source_format=source_format)
 
 
 def _groups(records: Iterator[RunIn | Skipped], skipped: list[Skipped]) -> Iterator[tuple[list[RunIn], int]]:
@@ -227,7 +235,7 @@ def export_runs(context: CliContext, project: str, output: Path | None) -> None:
     count = 0
     try:
         with db.read() as session, open_output(output) as sink:
-            actor = identity.operator(session)
+            actor = context.operator(session)
             target = identity.find_project(session, actor, project)
             total = traces.project_run_count(session, actor, target.id)
             with progress(f"Exporting the runs of {target.name}", noun="run", total=total) as shown:

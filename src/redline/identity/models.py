@@ -5,16 +5,18 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, UniqueConstraint, false
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from redline.db import Base, UTCDateTime, new_id, utcnow
 
 
 class Workspace(Base):
-    """A tenant: everything else belongs to exactly one."""
+    """A tenant: everything else belongs to exactly one. Installation admins make and delete them."""
 
     __tablename__ = "workspaces"
+    # Names are how people pick a workspace at the CLI (`--workspace`), so one names one.
+    __table_args__ = (Index("ux_workspaces_name", "name", unique=True),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
     name: Mapped[str] = mapped_column(String(200))
@@ -50,6 +52,9 @@ class Principal(Base):
     # Only users carry a reviewer role; services have none.
     reviewer_role: Mapped[str | None] = mapped_column(String(16))
     workspace_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    # May make, list, export and delete workspaces (the first start's admin): above every workspace, yet
+    # it sees into none but its own.
+    installation_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -48,6 +48,7 @@ class Actor:
     reviewer_role: ReviewerRole | None = None
     workspace_admin: bool = False
     token_id: uuid.UUID | None = None
+    installation_admin: bool = False
 
     @classmethod
     def of(cls, principal: Principal, token_id: uuid.UUID | None = None) -> Actor:
@@ -59,6 +60,7 @@ class Actor:
             reviewer_role=principal.reviewer_role,  # type: ignore[arg-type]
             workspace_admin=principal.workspace_admin,
             token_id=token_id,
+            installation_admin=principal.installation_admin,
         )
 
 
@@ -70,21 +72,12 @@ class IssuedToken:
     secret: str
 
 
-@dataclass(frozen=True)
-class Bootstrap:
-    workspace: Workspace
-    project: Project
-    admin: Principal
-    created: bool
-    admin_secret: str | None
-
-
 def hash_secret(secret: str) -> str:
     # Tokens carry 256 random bits, so a fast hash is enough: there is nothing to brute-force.
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _issue_token(session: Session, principal: Principal, name: str, secret: str | None = None) -> IssuedToken:
+def issue_token(session: Session, principal: Principal, name: str, secret: str | None = None) -> IssuedToken:
     secret = secret or TOKEN_SCHEME + secrets.token_urlsafe(32)
     token = Token(
         id=new_id(),
@@ -97,56 +90,6 @@ def _issue_token(session: Session, principal: Principal, name: str, secret: str 
     session.add(token)
     session.flush()
     return IssuedToken(token=token, secret=secret)
-
-
-# ---------------------------------------------------------------------------------------------- bootstrap
-
-
-def bootstrap(
-    session: Session,
-    *,
-    workspace_name: str,
-    project_name: str,
-    admin_name: str,
-    admin_token: str | None,
-) -> Bootstrap:
-    """First start makes a workspace, a project and an admin with a token; later starts find them."""
-    workspace = session.scalars(select(Workspace).order_by(Workspace.created_at).limit(1)).first()
-    if workspace is not None:
-        project = session.scalars(
-            select(Project).where(Project.workspace_id == workspace.id).order_by(Project.created_at).limit(1)
-        ).one()
-        admin = session.scalars(
-            select(Principal)
-            .where(Principal.workspace_id == workspace.id, Principal.workspace_admin.is_(True))
-            .order_by(Principal.created_at)
-            .limit(1)
-        ).one()
-        return Bootstrap(workspace, project, admin, created=False, admin_secret=None)
-    workspace = create_workspace(session, workspace_name)
-    project = Project(id=new_id(), workspace_id=workspace.id, name=project_name, created_at=utcnow())
-    admin = Principal(
-        id=new_id(),
-        workspace_id=workspace.id,
-        name=admin_name,
-        kind="user",
-        reviewer_role="admin",
-        workspace_admin=True,
-        created_at=utcnow(),
-    )
-    session.add_all([project, admin])
-    session.flush()
-    issued = _issue_token(session, admin, "first start", admin_token)
-    return Bootstrap(
-        workspace, project, admin, created=True, admin_secret=None if admin_token else issued.secret
-    )
-
-
-def create_workspace(session: Session, name: str) -> Workspace:
-    workspace = Workspace(id=new_id(), name=name, created_at=utcnow())
-    session.add(workspace)
-    session.flush()
-    return workspace
 
 
 def instance_secret(session: Session, configured: str | None) -> str:
@@ -163,8 +106,11 @@ def instance_secret(session: Session, configured: str | None) -> str:
 
 
 def default_workspace(session: Session) -> Workspace:
-    """The installation's first workspace: the one the CLI works in."""
-    workspace = session.scalars(select(Workspace).order_by(Workspace.created_at).limit(1)).first()
+    """The installation's first workspace: the one the first start made, and the CLI works in unless
+    told otherwise (`--workspace`)."""
+    workspace = session.scalars(
+        select(Workspace).order_by(Workspace.created_at, Workspace.id).limit(1)
+    ).first()
     if workspace is None:
         raise NotFound(
             "workspace", "default", "No workspace yet: run `redline db upgrade` or `redline serve`."
@@ -172,11 +118,32 @@ def default_workspace(session: Session) -> Workspace:
     return workspace
 
 
-def operator(session: Session) -> Actor:
-    """The local operator at the CLI: a workspace admin of the default workspace, with no principal."""
-    workspace = default_workspace(session)
+def find_workspace(session: Session, name_or_id: str) -> Workspace:
+    """A workspace by id or by name, for callers allowed to see every workspace (installation admins,
+    the operator at the CLI)."""
+    ident = parse_id(name_or_id)
+    workspace = session.get(Workspace, ident) if ident is not None else None
+    if workspace is None:
+        workspace = session.scalar(select(Workspace).where(Workspace.name == name_or_id))
+    if workspace is None:
+        raise NotFound(
+            "workspace", name_or_id, f'No workspace "{name_or_id}": `redline workspaces list` names them.'
+        )
+    return workspace
+
+
+def operator(session: Session, workspace: str | None = None) -> Actor:
+    """The local operator at the CLI: an installation admin, and a workspace admin of the workspace
+    named (by name or id; the installation's first when none is), with no principal. Access to the
+    database is access to everything."""
+    chosen = find_workspace(session, workspace) if workspace else default_workspace(session)
     return Actor(
-        workspace_id=workspace.id, principal_id=None, name="operator", kind="operator", workspace_admin=True
+        workspace_id=chosen.id,
+        principal_id=None,
+        name="operator",
+        kind="operator",
+        workspace_admin=True,
+        installation_admin=True,
     )
 
 
@@ -195,6 +162,7 @@ _TOKEN_COLUMNS = (
     Principal.kind,
     Principal.reviewer_role,
     Principal.workspace_admin,
+    Principal.installation_admin,
 )
 TOKEN_COLUMN_COUNT = len(_TOKEN_COLUMNS)
 _TOKEN_AND_PRINCIPAL = select(*_TOKEN_COLUMNS).join(Principal, Principal.id == Token.principal_id)
@@ -210,8 +178,9 @@ def caller_and(*columns: Any) -> Select[Any]:
     """The caller behind the bearer secret (bound as `secret_hash`: `secret_parameters`) with more columns
     after its own, for a write that reads who calls and what it is about in one statement; join what
     the columns come from with `Principal.id` in hand. `caller_of` reads the row."""
+    wanted: list[Any] = [*_TOKEN_COLUMNS, *columns]
     return (
-        select(*_TOKEN_COLUMNS, *columns)
+        select(*wanted)
         .select_from(Token)
         .join(Principal, Principal.id == Token.principal_id)
         .where(Token.secret_hash == bindparam("secret_hash"))
@@ -260,9 +229,18 @@ def actor_for_token(session: Session, token_id: uuid.UUID) -> Actor:
 
 
 def _actor_of_row(row: Sequence[Any]) -> Actor:
-    token_id, _, _, workspace_id, principal_id, name, kind, reviewer_role, workspace_admin = row[
-        :TOKEN_COLUMN_COUNT
-    ]
+    (
+        token_id,
+        _,
+        _,
+        workspace_id,
+        principal_id,
+        name,
+        kind,
+        reviewer_role,
+        workspace_admin,
+        installation_admin,
+    ) = row[:TOKEN_COLUMN_COUNT]
     return Actor(
         workspace_id=workspace_id,
         principal_id=principal_id,
@@ -271,6 +249,7 @@ def _actor_of_row(row: Sequence[Any]) -> Actor:
         reviewer_role=reviewer_role,
         workspace_admin=workspace_admin,
         token_id=token_id,
+        installation_admin=installation_admin,
     )
 
 
@@ -296,7 +275,7 @@ def create_token(session: Session, actor: Actor, principal_id: uuid.UUID, name: 
     principal = _principal_in_workspace(session, actor, principal_id)
     if actor.principal_id != principal.id:
         _require_workspace_admin(actor, "make tokens for someone else")
-    return _issue_token(session, principal, name)
+    return issue_token(session, principal, name)
 
 
 def list_tokens(session: Session, actor: Actor, principal_id: uuid.UUID) -> list[Token]:
@@ -333,10 +312,18 @@ def create_user(
     kind: PrincipalKind,
     reviewer_role: ReviewerRole | None = None,
     workspace_admin: bool = False,
+    installation_admin: bool = False,
 ) -> Principal:
     _require_workspace_admin(actor, "add users")
     if kind == "service" and reviewer_role is not None:
         raise Invalid("A service has no reviewer role: only users review.", details={"field": "reviewerRole"})
+    if installation_admin and not actor.installation_admin:
+        raise Forbidden("Only an installation admin can make another.", code="installation-admin-only")
+    if installation_admin and kind == "service":
+        raise Invalid(
+            "A service can't be an installation admin: only people run the installation.",
+            details={"field": "installationAdmin"},
+        )
     taken = session.scalar(
         select(Principal.id).where(Principal.workspace_id == actor.workspace_id, Principal.name == name)
     )
@@ -348,7 +335,8 @@ def create_user(
         name=name,
         kind=kind,
         reviewer_role=(reviewer_role or "standard") if kind == "user" else None,
-        workspace_admin=workspace_admin,
+        workspace_admin=workspace_admin or installation_admin,
+        installation_admin=installation_admin,
         created_at=utcnow(),
     )
     session.add(principal)

@@ -44,6 +44,7 @@ class UserIn(WireModel):
     kind: PrincipalKind
     reviewer_role: ReviewerRole | None = None
     workspace_admin: bool = False
+    installation_admin: bool = False
 
 
 class TokenIn(WireModel):
@@ -60,6 +61,7 @@ def user_dict(principal: Principal) -> dict[str, Any]:
         "name": principal.name,
         "kind": principal.kind,
         "workspaceAdmin": principal.workspace_admin,
+        "installationAdmin": principal.installation_admin,
         "createdAt": iso(principal.created_at),
     }
     if principal.reviewer_role is not None:
@@ -116,6 +118,7 @@ def me(actor: ActorDep) -> JSONBody:
         "kind": actor.kind,
         "workspaceId": str(actor.workspace_id),
         "workspaceAdmin": actor.workspace_admin,
+        "installationAdmin": actor.installation_admin,
         "tokenId": str(actor.token_id),
     }
     if actor.reviewer_role is not None:
@@ -209,6 +212,7 @@ def create_user(body: UserIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
             kind=body.kind,
             reviewer_role=body.reviewer_role,
             workspace_admin=body.workspace_admin,
+            installation_admin=body.installation_admin,
         )
     return JSONBody(user_dict(principal), status_code=201)
 

@@ -24,6 +24,7 @@ from redline.surfaces.corrections import (
     results,
     retention,
     runs,
+    workspaces,
 )
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.surface import Surface
@@ -57,6 +58,7 @@ CORRECTIONS = Surface(
     routers=(
         runs.router,
         identity.router,
+        workspaces.router,
         indexed_keys.router,
         retention.router,
         agents.router,

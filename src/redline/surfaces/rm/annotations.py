@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from redline.annotations import service as annotation_service
 from redline.annotations.export import export_chunks
@@ -19,25 +19,18 @@ from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.surfaces.auth import BearerSecret, current_actor, database
-from redline.surfaces.responses import JSONBody
+from redline.surfaces.responses import JSONBody, NDJSONStream, in_chunks_of_bytes
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
+from redline.surfaces.rm.scope import scope_of_token
 from redline.surfaces.rm.wire import PREFIX, annotation_dict
 from redline.web.addresses import path_id
 
-router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
+router = APIRouter(
+    prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES, dependencies=[Depends(scope_of_token)]
+)
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]
-
-# The export is sent in chunks of at least this size (a page of lines is larger): one thread hop per
-# chunk instead of per line, and still a bounded amount in memory however many annotations there are.
-EXPORT_FLUSH_BYTES = 64 * 1024
-
-
-class NDJSONStream(StreamingResponse):
-    """Newline-delimited JSON, named so the OpenAPI document gives the export its real media type."""
-
-    media_type = "application/x-ndjson"
 
 
 @router.post(
@@ -97,11 +90,4 @@ def _export_chunks(db: Database, actor: Actor) -> Iterator[bytes]:
     """The export's bytes. The read session is opened here, inside the generator, because the response
     streams after the handler has returned: a session opened in the handler would be closed by then."""
     with db.read() as session:
-        buffer = b""
-        for chunk in export_chunks(session, actor):
-            buffer = buffer + chunk if buffer else chunk
-            if len(buffer) >= EXPORT_FLUSH_BYTES:
-                yield buffer
-                buffer = b""
-        if buffer:
-            yield buffer
+        yield from in_chunks_of_bytes(export_chunks(session, actor))

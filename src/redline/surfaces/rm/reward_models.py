@@ -21,10 +21,13 @@ from redline.learning.models import ProjectScoring, RewardModel
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
+from redline.surfaces.rm.scope import scope_of_token
 from redline.surfaces.rm.wire import PREFIX, assessment_dict, reward_model_dict, score_dict
 from redline.web.addresses import path_id
 
-router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
+router = APIRouter(
+    prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES, dependencies=[Depends(scope_of_token)]
+)
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]

@@ -32,6 +32,7 @@ from redline.learning import scoring
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
+from redline.surfaces.rm.scope import scope_of_token
 from redline.surfaces.rm.wire import (
     PREFIX,
     action_credit_dict,
@@ -52,7 +53,9 @@ from redline.traces.schemas import RunIn
 from redline.web import metrics
 from redline.web.addresses import path_id
 
-router = APIRouter(prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES)
+router = APIRouter(
+    prefix=PREFIX, tags=["rm"], responses=RM_ERROR_RESPONSES, dependencies=[Depends(scope_of_token)]
+)
 
 ActorDep = Annotated[Actor, Depends(current_actor)]
 DatabaseDep = Annotated[Database, Depends(database)]

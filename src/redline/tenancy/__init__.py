@@ -1,0 +1,1 @@
+"""A workspace taken whole: what of the store belongs to it, written out, or deleted."""
