@@ -53,6 +53,7 @@ from redline.client.resources import (
     Tokens,
     Traces,
     Users,
+    Workspaces,
 )
 from redline.client.reviews import HumanReviews, SpanAnnotations
 from redline.client.trends import Trends
@@ -108,6 +109,7 @@ class Client(Closing):
         self._http = Http(base_url, token, timeout=timeout, transport=transport, max_retries=max_retries)
         self.projects = Projects(self._http)
         self.users = Users(self._http)
+        self.workspaces = Workspaces(self._http)
         self.tokens = Tokens(self._http)
         self.members = Members(self._http)
         self.runs = Runs(self._http)

@@ -15,7 +15,7 @@ from redline.client._filters import refuse_unknown
 from redline.client._http import Http, Params, json_object, segment
 from redline.client.errors import ServerError
 
-__all__ = ["Agents", "Members", "Page", "Projects", "RunFilters", "Runs", "Tokens", "Users"]
+__all__ = ["Agents", "Members", "Page", "Projects", "RunFilters", "Runs", "Tokens", "Users", "Workspaces"]
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -105,11 +105,15 @@ class Users:
         kind: str = "user",
         reviewer_role: str | None = None,
         workspace_admin: bool = False,
+        installation_admin: bool = False,
     ) -> dict[str, Any]:
-        """A new user ("user") or service ("service"); only users may have a reviewer role."""
+        """A new user ("user") or service ("service"); only users may have a reviewer role, and only an
+        installation admin may make another (`installation_admin`)."""
         body: dict[str, Any] = {"name": name, "kind": kind, "workspaceAdmin": workspace_admin}
         if reviewer_role is not None:
             body["reviewerRole"] = reviewer_role
+        if installation_admin:
+            body["installationAdmin"] = True
         return json_object(self._http.request("POST", "/v1/users", json=body), "a user")
 
     def list(self, *, limit: int = DEFAULT_PAGE_SIZE) -> Iterator[dict[str, Any]]:
@@ -120,6 +124,39 @@ class Users:
         """A new token for the user; the answer's `token` is the secret, shown this once and never again."""
         path = f"/v1/users/{segment(user_id)}/tokens"
         return json_object(self._http.request("POST", path, json={"name": name}), "a token")
+
+
+class Workspaces:
+    """The installation's workspaces (tenants), for installation admins: anyone else gets AuthError."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def list(self, *, limit: int = DEFAULT_PAGE_SIZE) -> Iterator[dict[str, Any]]:
+        """Every workspace, oldest first, with `projectCount` and `userCount`."""
+        return _every(self._http, "/v1/workspaces", {"limit": limit})
+
+    def get(self, workspace: str) -> dict[str, Any]:
+        """One workspace by id or name, with its counts."""
+        return json_object(self._http.request("GET", f"/v1/workspaces/{segment(workspace)}"), "a workspace")
+
+    def create(
+        self, name: str, *, admin_name: str = "admin", project_name: str = "default"
+    ) -> dict[str, Any]:
+        """A new workspace with a first project and admin; the answer's `token` is the admin's secret,
+        shown this once. ConflictError if the name is taken."""
+        body = {"name": name, "adminName": admin_name, "projectName": project_name}
+        return json_object(self._http.request("POST", "/v1/workspaces", json=body), "a workspace")
+
+    def export(self, workspace: str) -> Iterator[dict[str, Any]]:
+        """Everything in the workspace, read at one moment: a header line, then `{table, row}` per row."""
+        return self._http.lines(f"/v1/workspaces/{segment(workspace)}/export")
+
+    def delete(self, workspace: str) -> dict[str, Any]:
+        """Delete the workspace with everything in it, for good: `{name, deleted: {projects, runs, rows}}`.
+        ConflictError for the workspace the token belongs to, or the installation's last."""
+        answer = self._http.request("DELETE", f"/v1/workspaces/{segment(workspace)}")
+        return json_object(answer, "a deleted workspace")
 
 
 class Tokens:
