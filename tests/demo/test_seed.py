@@ -20,6 +20,7 @@ from redline.demo.seed import today
 from redline.errors import NotFound
 from redline.groups import service as groups
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.jobs.worker import JobWorker
 from redline.learning import autoscore, scoring, training
 from redline.learning import service as learning
@@ -206,3 +207,19 @@ def test_a_model_that_failed_is_said_to_have_failed(db: Database) -> None:
     told: list[str] = []
     seed(db, count=60, report=told.append)
     assert told[-1] == 'Reward model: "Support quality (demo)" is failed, not ready: the worker was stopped'
+
+
+def test_the_demo_seeds_the_workspace_it_is_told(db: Database) -> None:
+    """`redline --workspace acme demo`: acme's first project gets the demo, the first workspace nothing."""
+    first = bootstrap_admin(db)
+    with db.write() as session:
+        acme = workspaces.create_workspace(session, identity.operator(session), "acme")
+    summary = seed(db, count=60, workspace="acme")
+    assert summary.project == "default"
+    with db.read() as session:
+        theirs = identity.operator(session, "acme")
+        ours = identity.operator(session)
+        assert traces.project_run_count(session, theirs, acme.project.id) == 60
+        assert traces.project_run_count(session, ours, first.project.id) == 0
+        assert [model.name for model in learning.list_models(session, theirs)] == ["Support quality (demo)"]
+        assert learning.list_models(session, ours) == []

@@ -30,7 +30,7 @@ def seed_demo(context: CliContext, project: str | None, count: int) -> None:
             bar.advance()
 
     try:
-        summary = demo_data.seed(db, project, count=count, report=report)
+        summary = demo_data.seed(db, project, count=count, report=report, workspace=context.workspace)
     except RedlineError as error:
         raise fail(error) from error
     finally:

@@ -9,18 +9,19 @@ from redline.datasets import service as datasets
 from redline.datasets.schemas import DatasetIn
 from redline.db import Database
 from redline.demo.runs import DemoRun, completed
-from redline.identity import service as identity
+from redline.identity.service import Actor
 
 DATASET = "Refunds that went wrong"
 # The flaws (`traces.demo`) that end in money going out that shouldn't have.
 REFUND_FLAWS = frozenset({"no_lookup", "non_refundable", "wrong_amount"})
 
 
-def seed_dataset(db: Database, project_id: uuid.UUID, project: str, runs: Sequence[DemoRun]) -> str:
+def seed_dataset(
+    db: Database, operator: Actor, project_id: uuid.UUID, project: str, runs: Sequence[DemoRun]
+) -> str:
     """The dataset and its datapoints in one transaction; skipped when the dataset exists."""
     chosen = [run for run in completed(runs) if run.flaw in REFUND_FLAWS]
     with db.write() as session:
-        operator = identity.operator(session)
         _, there = datasets.list_datasets(
             session, operator, limit=100, search=DATASET, project_id=str(project_id)
         )

@@ -21,7 +21,6 @@ from redline.corrections.schemas import CorrectionIn, ShouldCall
 from redline.db import Database
 from redline.demo.people import People
 from redline.demo.runs import DemoRun, completed
-from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.queues.expert import correcting
 from redline.queues.expert import engine as expert_queue
@@ -91,10 +90,11 @@ def plan(runs: Sequence[DemoRun], crew: People) -> list[tuple[Actor, CorrectionI
     return planned
 
 
-def seed_expert_queue(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRun], crew: People) -> str:
+def seed_expert_queue(
+    db: Database, operator: Actor, project_id: uuid.UUID, runs: Sequence[DemoRun], crew: People
+) -> str:
     """The rule, its queue and the corrections, in one transaction; skipped when the rule exists."""
     with db.write() as session:
-        operator = identity.operator(session)
         there = expert_rules.list_rules(session, operator, project_id, limit=100, search=RULE).items
         if any(view.rule.name == RULE for view in there):
             return f'Expert queue: rule "{RULE}" is already there; left as it is.'

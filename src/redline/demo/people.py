@@ -76,10 +76,9 @@ def _group(
     return groups.create(session, operator, body).group.id
 
 
-def seed_people(db: Database, project_id: uuid.UUID) -> People:
+def seed_people(db: Database, operator: Actor, project_id: uuid.UUID) -> People:
     """The correctors, each a writer in the project, and their groups, in one transaction."""
     with db.write() as session:
-        operator = identity.operator(session)
         made = [
             *(_person(session, operator, name, "senior") for name in LEADS),
             *(_person(session, operator, name, "standard") for name in REVIEWERS),

@@ -17,7 +17,6 @@ from sqlalchemy.orm import Session
 from redline.db import Database
 from redline.demo.people import People
 from redline.demo.runs import DemoRun, completed
-from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.queues.annotation import reviewing
 from redline.queues.annotation import service as queues
@@ -91,11 +90,12 @@ def _values(rng: random.Random, run: DemoRun) -> list[ReviewValue]:
     return [ReviewValue(key=key, value=value) for key, value in said.items() if value is not None]
 
 
-def seed_review_queue(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRun], crew: People) -> str:
+def seed_review_queue(
+    db: Database, operator: Actor, project_id: uuid.UUID, runs: Sequence[DemoRun], crew: People
+) -> str:
     """Keys, queue, items and reviews in one transaction; skipped when the queue exists."""
     chosen = [run for run in completed(runs) if run.about_a_refund][:ITEMS]
     with db.write() as session:
-        operator = identity.operator(session)
         _, there = queues.list_queues(session, operator, limit=100, search=QUEUE)
         if any(view.queue.name == QUEUE and view.queue.project_id == project_id for view in there):
             return f'Annotation queue: "{QUEUE}" is already there; left as it is.'

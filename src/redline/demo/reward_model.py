@@ -21,7 +21,6 @@ from redline.annotations.schemas import AnnotationIn, QuoteIn
 from redline.db import Database, in_chunks
 from redline.demo.people import People
 from redline.demo.runs import DemoRun, completed
-from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jobs.worker import JobWorker
 from redline.learning import autoscore, figures, scoring, training
@@ -64,12 +63,13 @@ def _model(session: Session, operator: Actor) -> RewardModel | None:
     return next((model for model in learning.list_models(session, operator) if model.name == MODEL), None)
 
 
-def _create(db: Database, runs: Sequence[DemoRun], crew: People) -> tuple[uuid.UUID, int] | None:
+def _create(
+    db: Database, operator: Actor, runs: Sequence[DemoRun], crew: People
+) -> tuple[uuid.UUID, int] | None:
     """The ratings and the model (with its pairs and its queued training job) in one transaction; None
     when the model is already there. Answers the model and how many ratings were made."""
     rng = random.Random(SEED)
     with db.write() as session:
-        operator = identity.operator(session)
         if _model(session, operator) is not None:
             return None
         rated = 0
@@ -97,10 +97,11 @@ def _train(db: Database, model_id: uuid.UUID) -> None:
             time.sleep(TRAIN_POLL_S)
 
 
-def _score_and_activate(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRun]) -> RewardModel:
+def _score_and_activate(
+    db: Database, operator: Actor, project_id: uuid.UUID, runs: Sequence[DemoRun]
+) -> RewardModel:
     """Score the runs the model hasn't scored yet, and make it the project's active model."""
     with db.write() as session:
-        operator = identity.operator(session)
         model = _model(session, operator)
         assert model is not None
         if model.status != "ready":
@@ -117,14 +118,16 @@ def _score_and_activate(db: Database, project_id: uuid.UUID, runs: Sequence[Demo
         return model
 
 
-def seed_reward_model(db: Database, project_id: uuid.UUID, runs: Sequence[DemoRun], crew: People) -> str:
-    made = _create(db, runs, crew)
+def seed_reward_model(
+    db: Database, operator: Actor, project_id: uuid.UUID, runs: Sequence[DemoRun], crew: People
+) -> str:
+    made = _create(db, operator, runs, crew)
     with db.read() as session:
-        model = _model(session, identity.operator(session))
+        model = _model(session, operator)
         assert model is not None
         model_id = model.id
     _train(db, model_id)
-    model = _score_and_activate(db, project_id, runs)
+    model = _score_and_activate(db, operator, project_id, runs)
     if model.status != "ready":
         return f'Reward model: "{MODEL}" is {model.status}, not ready: {model.error or model.status_detail}'
     source = f" from {made[1]} ratings" if made is not None else " (already there)"

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from redline.db import Database
-from redline.identity import service as identity
+from redline.identity.service import Actor
 from redline.ingest import runs as ingest
 from redline.traces import service as traces
 from redline.traces.demo import demo_runs
@@ -94,12 +94,11 @@ def completed(runs: Sequence[DemoRun]) -> list[DemoRun]:
     return [run for run in runs if run.completed]
 
 
-def seed_runs(db: Database, project_id: uuid.UUID, *, count: int, now: datetime) -> Runs:
+def seed_runs(db: Database, actor: Actor, project_id: uuid.UUID, *, count: int, now: datetime) -> Runs:
     """Store the demo's runs the project doesn't have yet, in one transaction."""
     wanted = demo_runs(project_id, count=count, now=now)
     external_ids = [run.external_id for run in wanted if run.external_id]
     with db.write() as session:
-        actor = identity.operator(session)
         there = traces.runs_by_external_id(session, actor, project_id, external_ids)
         missing = [run for run in wanted if run.external_id not in there]
         if missing:

@@ -39,10 +39,12 @@ def seed(
     count: int = runs.DEFAULT_COUNT,
     now: datetime | None = None,
     report: Report | None = None,
+    workspace: str | None = None,
 ) -> DemoSummary:
-    """Seed the named project (or the first one) with every part of the demo."""
+    """Seed the named project (or the first one) of the workspace (the installation's first unless
+    named) with every part of the demo, as the operator there."""
     with db.read() as session:
-        actor = identity.operator(session)
+        actor = identity.operator(session, workspace)
         target = (
             identity.find_project(session, actor, project)
             if project
@@ -56,12 +58,12 @@ def seed(
         if report is not None:
             report(line)
 
-    made = runs.seed_runs(db, project_id, count=count, now=today() if now is None else now)
+    made = runs.seed_runs(db, actor, project_id, count=count, now=today() if now is None else now)
     done(made.sentence(name))
-    crew = people.seed_people(db, project_id)
+    crew = people.seed_people(db, actor, project_id)
     done(crew.sentence())
-    done(expert.seed_expert_queue(db, project_id, made.runs, crew))
-    done(review.seed_review_queue(db, project_id, made.runs, crew))
-    done(dataset.seed_dataset(db, project_id, name, made.runs))
-    done(reward_model.seed_reward_model(db, project_id, made.runs, crew))
+    done(expert.seed_expert_queue(db, actor, project_id, made.runs, crew))
+    done(review.seed_review_queue(db, actor, project_id, made.runs, crew))
+    done(dataset.seed_dataset(db, actor, project_id, name, made.runs))
+    done(reward_model.seed_reward_model(db, actor, project_id, made.runs, crew))
     return summary
