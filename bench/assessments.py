@@ -38,6 +38,7 @@ from redline.adapters.llm import OpenAICompatibleChat
 from redline.annotations.models import Annotation
 from redline.db import Database, make_engine
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.ingest import runs as ingest
 from redline.learning import assessments
 from redline.learning import service as learning
@@ -109,7 +110,7 @@ def seeded(url: str, count: int) -> tuple[Database, uuid.UUID, list[uuid.UUID]]:
     migrate.upgrade(engine)
     db = Database(engine)
     with db.write() as session:
-        first = identity.bootstrap(
+        first = workspaces.bootstrap(
             session, workspace_name="bench", project_name="bench", admin_name="bench", admin_token=None
         )
         actor = identity.operator(session)

@@ -44,6 +44,7 @@ from redline.datasets.models import Datapoint
 from redline.datasets.schemas import DatasetIn
 from redline.db import Database, make_engine, utcnow
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.identity.models import Principal
 from redline.ingest import runs as ingest
 from redline.migrations import commands as migrate
@@ -92,7 +93,7 @@ def measure(kind: str, url: str, runs: int, repeat: int) -> list[Figure]:
     db = Database(make_engine(url))
     migrate.upgrade(db.engine)
     with db.write() as session:
-        first = identity.bootstrap(
+        first = workspaces.bootstrap(
             session, workspace_name="bench", project_name="bench", admin_name="admin", admin_token=ADMIN_TOKEN
         )
         project_id, admin_id = first.project.id, first.admin.id

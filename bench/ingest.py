@@ -3,6 +3,9 @@
 Each path runs against a fresh store and a real `redline` process, so the figures include what a
 deployment pays (HTTP, JSON, validation, the inserts, the commit); generating and serialising the runs
 happen before any clock starts. Runs come from random.Random(0), so two invocations post the same bytes.
+After the batch API has stored them, the same server is sent them again by external id twice: as they
+were (`api resend`: every step kept as it is) and with one assistant step of each run reworded (`api
+edited`: the step kept, its words changed, so the quotes on it would be looked for again; none are).
 
     python bench/ingest.py                        # 10,000 runs x 20 steps, both stores, both paths
     python bench/ingest.py --runs 2000 --store sqlite --json
@@ -35,6 +38,7 @@ from _server import (
     REDLINE,
     PeakRss,
     Store,
+    cpu_spent,
     fresh_store,
     percentile,
     project_id,
@@ -239,6 +243,9 @@ class Result:
     stored_steps: int
     # The machine's 1-minute load when the path ended: above the core count, other work shared the CPU.
     load_1m: float
+    # CPU seconds of the server's process tree per 1,000 runs (the batch API's paths; None for import):
+    # what to read first when other work shares the machine.
+    server_cpu_ms_per_1000: float | None = None
 
     @property
     def verified(self) -> bool:
@@ -254,6 +261,7 @@ def _result(
     latencies: list[float],
     peak: float,
     command_seconds: float | None = None,
+    server_cpu: float | None = None,
 ) -> Result:
     stored_runs, stored_steps = count_rows(store.url)
     return Result(
@@ -271,6 +279,7 @@ def _result(
         stored_runs=stored_runs,
         stored_steps=stored_steps,
         load_1m=round(os.getloadavg()[0], 2),
+        server_cpu_ms_per_1000=round(server_cpu / runs * 1_000_000, 1) if server_cpu is not None else None,
     )
 
 
@@ -290,13 +299,39 @@ def post_batches(client: httpx.Client, bodies: list[bytes]) -> tuple[float, list
     return time.perf_counter() - started, latencies
 
 
-def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: Path) -> Result:
-    """POST /v1/runs/batch, one client, one batch at a time: the latency a single producer sees."""
+def edited(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs with the last assistant step of each reworded: the same step, other words."""
+    changed = []
+    for run in runs:
+        steps = [dict(step) for step in run["steps"]]
+        last = max((i for i, step in enumerate(steps) if step["role"] == "assistant"), default=None)
+        if last is not None:
+            steps[last]["content"] = "On reflection: " + steps[last]["content"]
+        changed.append({**run, "steps": steps})
+    return changed
+
+
+def bench_api(store: Store, runs: list[dict[str, Any]], batch_size: int, work: Path) -> list[Result]:
+    """POST /v1/runs/batch, one client, one batch at a time: the latency a single producer sees; then the
+    same runs again, as they were and reworded (module doc)."""
+    timed: list[tuple[str, float, list[float], float]] = []
     with serve(store, work / f"serve-{store.kind}.log") as server, server.client() as client:
-        bodies = batch_bodies(runs, project_id(client), batch_size)
-        seconds, latencies = post_batches(client, bodies)
+        project = project_id(client)
+        bodies = batch_bodies(runs, project, batch_size)
+        for path, sent in (
+            ("api", bodies),
+            ("api resend", bodies),
+            ("api edited", batch_bodies(edited(runs), project, batch_size)),
+        ):
+            with cpu_spent(server.pid) as spent:
+                seconds, latencies = post_batches(client, sent)
+            timed.append((path, seconds, latencies, spent.server))
     steps = sum(len(run["steps"]) for run in runs)
-    return _result(store, "api", len(runs), steps, seconds, latencies, server.peak_mib)
+    # The server's peak is known once it has stopped: the same figure, over all three, on each row.
+    return [
+        _result(store, path, len(runs), steps, seconds, latencies, server.peak_mib, server_cpu=cpu)
+        for path, seconds, latencies, cpu in timed
+    ]
 
 
 def run_redline(store: Store, *args: str) -> str:
@@ -351,7 +386,7 @@ def print_table(results: list[Result]) -> None:
     """One row per store and path, right-aligned, so runs can be compared by eye."""
     header = (
         "store", "path", "runs", "steps", "wall s", "runs/s", "steps/s", "p50 ms", "p99 ms", "peak RSS MiB",
-        "cmd s", "load", "stored",
+        "cmd s", "server CPU ms/1k runs", "load", "stored",
     )  # fmt: skip
     rows = [
         (
@@ -366,6 +401,7 @@ def print_table(results: list[Result]) -> None:
             _cell(r.p99_ms),
             _cell(r.peak_rss_mib),
             _cell(r.command_seconds),
+            _cell(r.server_cpu_ms_per_1000),
             f"{r.load_1m:.2f}",
             "ok" if r.verified else f"MISMATCH {r.stored_runs:,} runs / {r.stored_steps:,} steps",
         )
@@ -413,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         for kind in kinds:
             print(f"{kind}: batch API ...", file=log)
             with fresh_store(kind, args.postgres_url) as store:
-                results.append(bench_api(store, runs, args.batch_size, work))
+                results.extend(bench_api(store, runs, args.batch_size, work))
             print(f"{kind}: redline import ...", file=log)
             with fresh_store(kind, args.postgres_url) as store:
                 results.append(bench_import(store, runs, jsonl))

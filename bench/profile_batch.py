@@ -43,6 +43,7 @@ from redline.app import create_app
 from redline.config import Settings
 from redline.db import Database, make_engine
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.ingest import runs as arrival
 from redline.migrations import commands as migrate
 from redline.surfaces.responses import JSONBody
@@ -71,7 +72,7 @@ def sqlite_store() -> Iterator[tuple[Database, str]]:
         db = Database(make_engine(url))
         migrate.upgrade(db.engine)
         with db.write() as session:
-            first = identity.bootstrap(
+            first = workspaces.bootstrap(
                 session,
                 workspace_name="bench",
                 project_name="bench",

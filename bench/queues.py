@@ -48,6 +48,7 @@ from redline.corrections.models import Correction, CorrectionTally
 from redline.db import Database, bulk_insert, make_engine, utcnow
 from redline.groups.models import CorrectorGroup
 from redline.identity import service as identity
+from redline.identity import workspaces
 from redline.identity.models import Principal
 from redline.ingest import runs as ingest
 from redline.migrations import commands as migrate
@@ -79,7 +80,7 @@ class Bench:
         self.db = Database(make_engine(url))
         migrate.upgrade(self.db.engine)
         with self.db.write() as session:
-            first = identity.bootstrap(
+            first = workspaces.bootstrap(
                 session,
                 workspace_name="bench",
                 project_name="bench",

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from redline.annotations import service as annotation_service
+from redline.annotations.schemas import AnnotationIn, QuoteIn
 from redline.cli.main import cli
 from redline.db import Database
 from redline.identity import service as identity
@@ -340,6 +342,49 @@ def test_large_imports_go_in_groups_and_the_last_record_of_an_id_wins(
     made = [external_id for external_id, title in titles.items() if title == "no id"]
     assert len(made) == 1
     assert re.fullmatch(r"sha256-[0-9a-f]{32}", made[0] or "")
+
+
+def test_reimporting_a_run_looks_for_its_quotes_in_the_changed_steps(
+    database_url: str, tmp_path: Path, db: Database
+) -> None:
+    """`redline import` of a run again by its external id: a quote on a step whose words changed is
+    found again where it can be (annotations.anchoring), else detached on its step."""
+    ok(database_url, "db", "upgrade")
+    said = ["I want a refund for order 1182", "Sure! I've issued a full refund to your card."]
+
+    def write(user: str, answer: str) -> None:
+        steps = [{"role": "user", "content": user}, {"role": "assistant", "content": answer}]
+        path.write_text(json.dumps({"externalId": "ticket-1182", "status": "completed", "steps": steps}))
+
+    path = tmp_path / "runs.jsonl"
+    write(*said)
+    ok(database_url, "import", str(path), "--project", "default", "--format", "native")
+    with db.write() as session:
+        actor = identity.operator(session)
+        project = identity.find_project(session, actor, "default").id
+        [view] = list(traces.iter_project_runs(session, actor, project))
+        steps = [step.id for step in traces.get_run(session, actor, view.trace.id).steps]
+        for step_id, text in zip(steps, ["refund for order", "I've issued a full refund"], strict=True):
+            body = AnnotationIn(step_id=step_id, comment="c", quote=QuoteIn(text=text))
+            annotation_service.create(session, actor, view.trace.id, body)
+
+    write("I want my money back for order 1182", "Done: I've issued a full refund to your card.")
+    ok(database_url, "import", str(path), "--project", "default", "--format", "native")
+
+    with db.read() as session:
+        said_now = annotation_service.for_trace(session, identity.operator(session), view.trace.id)
+        assert [(a.step_id, a.quote, a.quote_anchor) for a in said_now] == [
+            (
+                steps[0],
+                {"text": "refund for order", "prefix": "", "suffix": "", "start": None, "end": None},
+                "detached",
+            ),
+            (
+                steps[1],
+                {"text": "I've issued a full refund", "prefix": "", "suffix": "", "start": 6, "end": 31},
+                "exact",
+            ),
+        ]
 
 
 def test_the_cookie_key_is_made_once_unless_configured(database_url: str, db: Database) -> None:

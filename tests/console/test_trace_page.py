@@ -242,6 +242,7 @@ def test_a_comment_on_selected_text_is_saved_as_a_quote_and_highlighted(console:
         "suffix": ANSWER[start + 10 : start + 42],
         "start": start,
         "end": start + 10,
+        "anchor": "exact",
     }
 
 

@@ -44,8 +44,9 @@ def test_the_wheel_holds_every_file_of_the_package(wheel: Path) -> None:
 
 
 def test_the_wheel_requires_what_a_plain_install_runs_on(wheel: Path) -> None:
-    """The console's forms need python-multipart, reward models need numpy, /docs its packaged assets:
-    each must come with `pip install .`, not only with an extra."""
+    """The console's forms need python-multipart, reward models need numpy, /docs its packaged assets,
+    quotes found again after an edit rapidfuzz: each must come with `pip install .`, not only with an
+    extra."""
     with zipfile.ZipFile(wheel) as archive:
         (metadata,) = (name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
         headers = Parser().parsestr(archive.read(metadata).decode())
@@ -54,5 +55,5 @@ def test_the_wheel_requires_what_a_plain_install_runs_on(wheel: Path) -> None:
         for requirement in headers.get_all("Requires-Dist") or []
         if "extra ==" not in requirement
     }
-    assert {"python-multipart", "numpy", "fastapi-offline", "jinja2"} <= core
+    assert {"python-multipart", "numpy", "fastapi-offline", "jinja2", "rapidfuzz"} <= core
     assert "learn" in (headers.get_all("Provides-Extra") or []), "the old `.[learn]` command still works"

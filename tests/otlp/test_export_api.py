@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,6 +15,7 @@ from redline.app import create_app
 from redline.db import Database
 from redline.jobs.models import Job
 from redline.traces.models import Span, Step, Trace
+from redline.traces.otlp.model import RawSpan
 from tests.conftest import bootstrap_admin
 from tests.otlp.builders import hex_id, raw_spans, trace_hex
 from tests.otlp.examples import STEPS_10_1, example_10_1, example_10_5
@@ -181,6 +183,114 @@ def test_an_annotated_step_that_vanishes_is_kept_after_the_others_as_superseded(
     assert steps[-1]["metadata"]["superseded"] is True
     with otlp_app.db.read() as session:
         assert session.scalar(select(func.count()).select_from(Step)) == 3
+
+
+SAID = "Sure! I've issued a full refund to your card."
+QUOTE = {"text": "I've issued a full refund", "prefix": "Sure! ", "suffix": " to your card"}
+
+
+def _agent_answering(output: str, *, later: int = 0) -> list[RawSpan]:
+    """One agent span answering "Hi" with `output`; `later` ns later than the first copy (a re-export)."""
+    [span] = raw_spans(
+        [
+            {
+                "span": "root",
+                "parent": None,
+                "name": "agent",
+                "attributes": {
+                    "openinference.span.kind": "AGENT",
+                    "input.value": "Hi",
+                    "output.value": output,
+                },
+            }
+        ]
+    )
+    return [replace(span, end_ns=span.end_ns + later)]
+
+
+def _quoted_answer(otlp_app: OtlpApp) -> tuple[str, str, dict[str, Any], str]:
+    """The run of an agent saying SAID, its answer step, a comment quoting it and a rating of the step."""
+    otlp_app.send(_agent_answering(SAID))
+    [listed] = otlp_app.runs()
+    answer_step = next(s for s in otlp_app.run(listed["id"])["steps"] if s["role"] == "assistant")
+    said = {"step_id": answer_step["id"], "comment": "Promised a refund", "quote": QUOTE}
+    quoted = otlp_app.client.post(f"/api/v1/rm/traces/{listed['id']}/annotations", json=said, headers=BEARER)
+    assert quoted.status_code == 200, quoted.text
+    rated = otlp_app.client.post(
+        f"/api/v1/rm/traces/{listed['id']}/annotations",
+        json={"step_id": answer_step["id"], "rating": -1},
+        headers=BEARER,
+    )
+    assert rated.status_code == 200, rated.text
+    return listed["id"], answer_step["id"], quoted.json(), rated.json()["id"]
+
+
+def _rm_trace(otlp_app: OtlpApp, run_id: str) -> dict[str, Any]:
+    answer = otlp_app.client.get(f"/api/v1/rm/traces/{run_id}", headers=BEARER)
+    assert answer.status_code == 200, answer.text
+    trace: dict[str, Any] = answer.json()
+    return trace
+
+
+def test_a_quote_whose_words_are_in_the_new_step_moves_onto_it(otlp_app: OtlpApp) -> None:
+    """A changed answer is a new step beside the superseded one (§8.10): the quote found in it moves
+    there, at its changed words; the rating of the old step stays with the old words."""
+    run_id, old_step, quoted, rated = _quoted_answer(otlp_app)
+    changed = "Sure! I have issued a full refund to your card."
+
+    otlp_app.send(_agent_answering(changed, later=1))
+
+    trace = _rm_trace(otlp_app, run_id)
+    assert [(s["content"], s["metadata"].get("superseded")) for s in trace["steps"]] == [
+        ("Hi", None),
+        (changed, None),
+        (SAID, True),
+    ]
+    new_step = trace["steps"][1]["id"]
+    assert trace["steps"][2]["id"] == old_step
+    [moved, stayed] = trace["annotations"]
+    start = changed.index("I have")
+    assert moved == {
+        **quoted,
+        "step_id": new_step,
+        "quote": {
+            **QUOTE,
+            "start": start,
+            "end": start + len("I have issued a full refund"),
+            "anchor": "fuzzy",
+        },
+    }
+    assert (stayed["id"], stayed["step_id"], stayed["quote"]) == (rated, old_step, None)
+    assert (trace["negative_count"], trace["comment_count"]) == (1, 1)
+
+
+def test_a_quote_whose_words_are_not_in_the_new_step_is_detached_on_the_old(otlp_app: OtlpApp) -> None:
+    run_id, old_step, quoted, _ = _quoted_answer(otlp_app)
+
+    otlp_app.send(_agent_answering("I can't refund this order.", later=1))
+
+    trace = _rm_trace(otlp_app, run_id)
+    assert [s["content"] for s in trace["steps"]] == ["Hi", "I can't refund this order.", SAID]
+    assert trace["annotations"][0] == {
+        **quoted,
+        "step_id": old_step,
+        "quote": {**QUOTE, "start": None, "end": None, "anchor": "detached"},
+    }
+    # Derived again (a late copy), the old step is superseded already: nothing changes.
+    otlp_app.send(_agent_answering("I can't refund this order.", later=2))
+    assert _rm_trace(otlp_app, run_id)["annotations"] == trace["annotations"]
+
+
+def test_a_re_spaced_message_keeps_its_step_and_its_quote_follows_the_words(otlp_app: OtlpApp) -> None:
+    """Whitespace does not change a step's id (its fingerprint collapses it), but it moves the words."""
+    run_id, old_step, quoted, _ = _quoted_answer(otlp_app)
+    respaced = "Sure!   I've issued a full refund to your card."
+
+    otlp_app.send(_agent_answering(respaced, later=1))
+
+    trace = _rm_trace(otlp_app, run_id)
+    assert [(s["id"], s["content"]) for s in trace["steps"][1:]] == [(old_step, respaced)]
+    assert trace["annotations"][0] == {**quoted, "quote": {**QUOTE, "start": 8, "end": 33, "anchor": "exact"}}
 
 
 def test_a_trace_of_another_project_is_refused_and_not_mixed(otlp_app: OtlpApp) -> None:

@@ -193,7 +193,7 @@ def test_a_quote_resolves_to_the_occurrence_its_context_names(harness: Harness) 
 
     chosen = {"text": text, "prefix": "Again: ", "suffix": " to your wallet"}
     quoted = _created(harness, run["id"], {"step_id": step_id, "comment": "Not allowed", "quote": chosen})
-    assert quoted["quote"] == {**chosen, "start": second, "end": second + len(text)}
+    assert quoted["quote"] == {**chosen, "start": second, "end": second + len(text), "anchor": "exact"}
 
     plain = _created(harness, run["id"], {"step_id": step_id, "comment": "c", "quote": {"text": text}})
     first = TWICE.index(text)
@@ -203,6 +203,7 @@ def test_a_quote_resolves_to_the_occurrence_its_context_names(harness: Harness) 
         "suffix": "",
         "start": first,
         "end": first + len(text),
+        "anchor": "exact",
     }
 
 

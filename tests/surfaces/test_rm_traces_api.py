@@ -456,19 +456,40 @@ def test_reimporting_an_id_replaces_its_steps_and_keeps_the_ids_and_annotations_
     assert _get(harness, "/traces")["total"] == 1
 
 
-def test_a_step_that_now_says_something_else_is_a_new_step(harness: Harness) -> None:
-    """What was said about the old words is not carried over to new ones."""
+def test_a_step_whose_words_changed_keeps_its_id_and_what_was_said_about_it(harness: Harness) -> None:
+    """The same role at the same index is the same step, edited: its annotations stay, and a quote on it
+    is looked for in the new words (tests/annotations/test_reanchoring.py has the cases)."""
+    [trace_id] = _imported(harness, jsonl(stash_trace("t1", "a", "I can refund it")))["trace_ids"]
+    before = _get(harness, f"/traces/{trace_id}")["steps"]
+    on_same = _annotate(harness, trace_id, step_id=before[0]["id"], comment="still true")
+    quoted = {"text": "refund", "prefix": "can ", "suffix": " it"}
+    on_edited = _annotate(harness, trace_id, step_id=before[1]["id"], comment="no", quote=quoted)
+
+    _imported(harness, jsonl(stash_trace("t1", "a", "Sure, I can refund it now")))
+
+    trace = _get(harness, f"/traces/{trace_id}")
+    assert [step["id"] for step in trace["steps"]] == [step["id"] for step in before]
+    assert trace["steps"][1]["content"] == "Sure, I can refund it now"
+    assert [a["id"] for a in trace["annotations"]] == [on_same, on_edited]
+    assert trace["annotations"][1]["quote"] == {**quoted, "start": 12, "end": 18, "anchor": "exact"}
+    assert trace["comment_count"] == 2
+
+
+def test_a_step_whose_role_changed_is_a_new_step(harness: Harness) -> None:
+    """What was said about another message is not carried over to this one."""
     [trace_id] = _imported(harness, jsonl(stash_trace("t1", "a", "b")))["trace_ids"]
     before = _get(harness, f"/traces/{trace_id}")["steps"]
     on_same = _annotate(harness, trace_id, step_id=before[0]["id"], comment="still true")
     _annotate(harness, trace_id, step_id=before[1]["id"], comment="about b")
+    changed = {"id": "t1", "steps": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
 
-    _imported(harness, jsonl(stash_trace("t1", "a", "B")))
+    _imported(harness, jsonl(changed))
 
     trace = _get(harness, f"/traces/{trace_id}")
     assert trace["steps"][0]["id"] == before[0]["id"]
     assert trace["steps"][1]["id"] != before[1]["id"]
     assert [a["id"] for a in trace["annotations"]] == [on_same]
+    assert trace["comment_count"] == 1
 
 
 # -- who may do what -------------------------------------------------------------------------------------

@@ -17,10 +17,19 @@ def feedback_fields(annotation: Annotation) -> dict[str, Any]:
         "step_id": str(annotation.step_id) if annotation.step_id else None,
         "rating": annotation.rating,
         "comment": annotation.comment,
-        "quote": annotation.quote,
+        "quote": quote_fields(annotation),
         "label_error": annotation.label_error,
         "label_error_note": annotation.label_error_note,
         "author_id": str(annotation.author_id) if annotation.author_id else None,
         "author_name": annotation.author_name,
         "created_at": iso(annotation.created_at),
     }
+
+
+def quote_fields(annotation: Annotation) -> dict[str, Any] | None:
+    """The quote as answers show it: the anchor as given (text, prefix, suffix), where it is in the step's
+    text now (`start`, `end`; null when detached), and how it stands there (`anchor`: exact, fuzzy or
+    detached, `annotations.quotes`)."""
+    if annotation.quote is None:
+        return None
+    return {**annotation.quote, "anchor": annotation.quote_anchor}

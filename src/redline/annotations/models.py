@@ -33,8 +33,12 @@ class Annotation(Base):
     step_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("steps.id", ondelete="CASCADE"), index=True)
     rating: Mapped[int | None] = mapped_column(SmallInteger)
     comment: Mapped[str | None] = mapped_column(Text)
-    # {text, prefix, suffix, start, end}: the anchor as given plus the resolved character offsets.
+    # {text, prefix, suffix, start, end}: the anchor as given plus the resolved character offsets (null
+    # when detached).
     quote: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    # How the quote stands in its step's text now (`quotes.AnchorState`): "exact" as made, or after the
+    # step changed, found again "exact" or "fuzzy", or "detached"; null for no quote.
+    quote_anchor: Mapped[str | None] = mapped_column(String(16))
     label_error: Mapped[bool] = mapped_column(Boolean, default=False)
     label_error_note: Mapped[str | None] = mapped_column(Text)
     span_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("spans.id", ondelete="CASCADE"), index=True)

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from redline.annotations.models import Annotation
+from redline.annotations.quotes import EXACT, exact_place
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.db import StoredId, in_chunks, new_id, parse_id, utcnow
 from redline.db.keyset import past
@@ -70,54 +71,12 @@ LineSQL: TypeAlias = Callable[[Sequence[ColumnElement[Any]]], ColumnElement[str]
 # ------------------------------------------------------------------------------------------------ quotes
 
 
-def _matched_before(content: str, start: int, prefix: str) -> int:
-    """How many of the prefix's last characters stand right before `start`.
-
-    A binary search of C-level comparisons (a match of m characters implies one of m - 1) that never
-    slices the content: slicing it at every occurrence made a short quote on a long step quadratic.
-    """
-    low, high = 0, min(start, len(prefix))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if content.startswith(prefix[len(prefix) - middle :], start - middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _matched_after(content: str, end: int, suffix: str) -> int:
-    """How many of the suffix's first characters stand right after `end` (as `_matched_before`)."""
-    low, high = 0, min(len(content) - end, len(suffix))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if content.startswith(suffix[:middle], end):
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
 def resolve_quote(content: str, quote: QuoteIn) -> tuple[int, int]:
-    """Where the quote is in the content: of several occurrences, the one whose surroundings best match
-    the prefix and suffix (most characters matching next to it; the first on a tie)."""
-    anchor = content.find(quote.prefix + quote.text + quote.suffix)
-    if anchor != -1:
-        # The whole anchor matches here and nowhere earlier: no occurrence can score higher.
-        start = anchor + len(quote.prefix)
-        return start, start + len(quote.text)
-    best: tuple[int, int] | None = None
-    best_score = -1
-    start = content.find(quote.text)
-    while start != -1:
-        end = start + len(quote.text)
-        score = _matched_before(content, start, quote.prefix) + _matched_after(content, end, quote.suffix)
-        if score > best_score:
-            best, best_score = (start, end), score
-        start = content.find(quote.text, start + 1)
-    if best is None:
+    """Where the quote is in the content (`quotes.exact_place`); refused when it is not there."""
+    place = exact_place(content, quote.text, quote.prefix, quote.suffix)
+    if place is None:
         raise Invalid(QUOTE_NOT_IN_STEP, details={"field": "quote.text"})
-    return best
+    return place
 
 
 # ------------------------------------------------------------------------------------------------ create
@@ -298,7 +257,8 @@ def _store(
 
 
 def anchored_quote(quote: QuoteIn | None, step: Step | StepFacts | None) -> dict[str, Any] | None:
-    """The quote as stored: the anchor as given plus where it resolves in the step's text."""
+    """The quote as stored: the anchor as given plus where it resolves in the step's text (its state,
+    exact, is the row's `quote_anchor`)."""
     if quote is None:
         return None
     if step is None:
@@ -330,6 +290,7 @@ def annotation_row(
         "rating": rating,
         "comment": comment or None,
         "quote": quote,
+        "quote_anchor": EXACT if quote is not None else None,
         "label_error": label_error,
         "label_error_note": label_error_note,
         "key": None,

@@ -33,6 +33,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "db": ("redline.cli.db:db", "Manage the store: its schema, and the counts kept beside it."),
     "demo": ("redline.cli.demo:demo", "Seed a project with data for every console page."),
+    "experiments": (
+        "redline.cli.experiments:experiments_group",
+        "Experiments: a dataset run through a version of an agent, its results, and comparisons.",
+    ),
     "expert-queue": (
         "redline.cli.expert:expert_queue_group",
         "The expert queue: the runs the queue rules picked, waiting for a correction.",

@@ -16,8 +16,9 @@ in docs/api-corrections.md; queue rules and the expert queue (`client.queue_rule
 docs/corrector-groups.md; a project's trends (`client.trends`) in docs/results-trends.md; human reviews
 and span annotations (`client.human_reviews`,
 `client.span_annotations`) in docs/api-reviews.md; annotation queues and datasets (`client.queues`,
-`client.datasets`) in docs/api-queues-datasets.md. Answers are plain dicts as on the wire (camelCase on
-/v1, snake_case on the reviews surface); errors are `RedlineError` subclasses.
+`client.datasets`) in docs/api-queues-datasets.md; experiments (`client.experiments`, and the harness
+`redline.client.experiments.run`) in docs/experiments.md. Answers are plain dicts as on the wire
+(camelCase on /v1, snake_case on the reviews surface); errors are `RedlineError` subclasses.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from redline.client.errors import (
     RedlineError,
     ServerError,
 )
+from redline.client.experiments import Experiments
 from redline.client.expert import ExpertQueue, QueueRules
 from redline.client.groups import CorrectorGroups
 from redline.client.queues import Queues
@@ -127,6 +129,7 @@ class Client(Closing):
         self.span_annotations = SpanAnnotations(self._http)
         self.queues = Queues(self._http)
         self.datasets = Datasets(self._http)
+        self.experiments = Experiments(self._http)
         self.trends = Trends(self._http)
 
     @property

@@ -2,6 +2,8 @@
 keep the spans, re-derive every touched run from all its spans, and put off settling until the trace
 goes quiet (otlp-ingest §2.5, §3, §8.9).
 
+A re-derivation keeps what people said: annotated steps stay (superseded when their message is gone),
+and a quote on a step whose words changed is looked for in the new words (`annotations.anchoring`).
 Queue rules, automations and auto-scoring are told of a run only when it settles (`settling`), so
 they never act on half a trace. Everything here runs in the caller's one write transaction: the
 exporter's 200 comes after the commit, and a failed commit leaves nothing half-written.
@@ -18,6 +20,7 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from sqlalchemy.orm import Session
 
+from redline.annotations.anchoring import reanchor
 from redline.annotations.service import annotated_steps
 from redline.config import Settings
 from redline.db import utcnow
@@ -137,7 +140,7 @@ def write(
         )
         for run in stored
     ]
-    return runs.write_runs(session, states, annotated_steps, now)
+    return runs.write_runs(session, states, annotated_steps, reanchor, now)
 
 
 def receive_documents(
@@ -232,7 +235,7 @@ def _derive_touched(
         )
         for trace, derived in derived_runs
     ]
-    runs.write_runs(session, states, annotated_steps, now)
+    runs.write_runs(session, states, annotated_steps, reanchor, now)
     if deferred:
         jobs.schedule(
             session, DERIVE_JOB, {subject(t.run_id): ({"run_id": str(t.run_id)}, now) for t in deferred}

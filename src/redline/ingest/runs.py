@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from redline.annotations.anchoring import reanchor
 from redline.annotations.service import forget_steps
 from redline.identity.service import Actor
 from redline.learning import autoscore
@@ -21,8 +22,12 @@ from redline.traces.service import IngestedRun, RunView
 def record_runs(
     session: Session, actor: Actor, runs: Sequence[RunIn], *, source_format: str = "native"
 ) -> list[IngestedRun]:
-    """Store the runs (all or nothing), then tell the consumers about them in the same transaction."""
-    stored = traces.store_runs(session, actor, runs, source_format=source_format, dropping=forget_steps)
+    """Store the runs (all or nothing), then tell the consumers about them in the same transaction. What
+    was said about a replaced run's steps follows them: off the counts with a step that goes, and a quote
+    on a step whose words changed looked for in the new words."""
+    stored = traces.store_runs(
+        session, actor, runs, source_format=source_format, dropping=forget_steps, edited=reanchor
+    )
     settled(session, stored.rows)
     return stored.runs
 

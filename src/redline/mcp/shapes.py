@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from redline.annotations.document import quote_fields
 from redline.annotations.models import Annotation
 from redline.jsonio import iso
 from redline.queues.annotation.items import WHOLE_TRACE
@@ -30,7 +31,7 @@ def annotation_dict(annotation: Annotation) -> dict[str, Any]:
         "stepId": _text(annotation.step_id),
         "rating": annotation.rating,
         "comment": annotation.comment,
-        "quote": annotation.quote,
+        "quote": quote_fields(annotation),
         "labelError": annotation.label_error,
         "labelErrorNote": annotation.label_error_note,
         "authorId": _text(annotation.author_id),

@@ -5,6 +5,7 @@ from redline.audit import models as audit_models
 from redline.corrections import models as correction_models
 from redline.datasets import models as dataset_models
 from redline.db import Base
+from redline.experiments import models as experiment_models
 from redline.groups import models as group_models
 from redline.idempotency import models as idempotency_models
 from redline.identity import models as identity_models
@@ -20,6 +21,7 @@ __all__ = [
     "audit_models",
     "correction_models",
     "dataset_models",
+    "experiment_models",
     "group_models",
     "idempotency_models",
     "identity_models",

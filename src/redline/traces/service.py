@@ -45,6 +45,7 @@ from redline.identity.service import (
     visible_projects,
 )
 from redline.traces import counts, metadata_index
+from redline.traces.edits import Edited, StepEdit
 from redline.traces.erasure import erase_contents
 from redline.traces.models import Agent, AgentVersion, Flow, Span, Step, Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -198,12 +199,14 @@ class _Writes:
     replaced_traces: list[dict[str, Any]] = field(default_factory=list)
     new_steps: list[dict[str, Any]] = field(default_factory=list)
     changed_steps: list[dict[str, Any]] = field(default_factory=list)
-    # Steps of replaced runs that now say something else: they go, with what was said about them.
+    # Steps of replaced runs whose role changed: they go, with what was said about them.
     dropped_steps: list[dict[str, Any]] = field(default_factory=list)
     # (trace, new step count) of replaced runs that had more steps than they have now.
     trimmed: list[dict[str, Any]] = field(default_factory=list)
     # The ids of every step that goes (dropped or trimmed): what was said about them goes with them.
     gone_steps: list[uuid.UUID] = field(default_factory=list)
+    # Kept steps whose words changed: the quotes on them are looked for again.
+    edits: list[StepEdit] = field(default_factory=list)
     spans: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -230,8 +233,9 @@ def _add_steps(
     writes: _Writes, trace_id: uuid.UUID, steps: Sequence[StepIn], kept: dict[int, _KnownStep]
 ) -> None:
     """A run's steps as rows. A replaced run keeps a step (its id, and so the annotations on it) where
-    the same role says the same thing at the same index; a step that now says something else is a new
-    step, and what was said about the old one goes with it, since it was said about other words."""
+    the same role is at the same index: the step was edited, and when its words changed, the quotes on it
+    are looked for in the new ones (`edits`). A step whose role changed is a new step, and what was said
+    about the old one goes with it, since it was said about another message."""
     for index, step in enumerate(steps):
         row: dict[str, Any] = {
             "role": step.role,
@@ -242,9 +246,11 @@ def _add_steps(
             "metadata": step.metadata,
         }
         known = kept.get(index)
-        if known is not None and (known.role, known.content) == (step.role, step.content):
+        if known is not None and known.role == step.role:
             row["b_id"] = known.id
             writes.changed_steps.append(row)
+            if known.content != step.content:
+                writes.edits.append(StepEdit(known.id, known.id, step.content))
         else:
             if known is not None:
                 writes.dropped_steps.append({"b_id": known.id})
@@ -278,11 +284,13 @@ def store_runs(
     *,
     source_format: str = "native",
     dropping: Dropping,
+    edited: Edited,
 ) -> StoredRuns:
     """Store runs with their steps and spans; a run whose external id exists replaces that run's content.
 
-    A replaced run keeps its id and the ids of its steps at the indexes it still has; `dropping` hears
-    of the others before they go.
+    A replaced run keeps its id and the ids of its steps at the indexes it still has with the same role;
+    `dropping` hears of the others before they go, and `edited` of the kept steps whose words changed,
+    once the new words are written.
     All or nothing: the first broken run raises before anything is written that the caller's
     transaction would keep.
     """
@@ -359,6 +367,8 @@ def store_runs(
         )
 
     _write(session, writes, dropping)
+    if writes.edits:
+        edited(session, writes.edits)
     metadata_index.reindex(session, {run.project_id for run in runs}, [result.id for result in results])
     return StoredRuns(results, [*writes.new_traces, *writes.replaced_traces])
 

@@ -192,7 +192,8 @@ def _preview(
     session: Session, who: SignedIn, project_id: uuid.UUID, form: RuleForm, rule: QueueRule | None
 ) -> str:
     """What the rule as typed would have queued from the project's recent runs; the service's sentence
-    when it can't say (a version list left empty, a share out of range)."""
+    when the rule as typed can't say (a version list left empty, a share out of range). A project the
+    viewer can't see or read is refused as every page refuses it: not found, never a 200 about it."""
     try:
         sample = form.sample()
         asked = PreviewAsk(
@@ -202,7 +203,7 @@ def _preview(
             rule_id=rule.rule_id if rule is not None else None,
         )
         return preview_sentence(expert_rules.preview(session, who.actor, project_id, asked), sample)
-    except RedlineError as error:
+    except Invalid as error:
         return error.message
 
 

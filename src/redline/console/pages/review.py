@@ -179,7 +179,7 @@ def create_queue(request: Request, who: Changer, db: Db, form: Annotated[QueueFo
 @router.get("/queues/{queue_id}/edit")
 def edit_queue_form(request: Request, queue_id: str, who: Viewer, db: Db) -> Response:
     with db.read() as session:
-        view = queues.get_queue(session, who.actor, _queue_id(who.actor, queue_id))
+        view = queues.get_queue(session, who.actor, _queue_id(who.actor, queue_id), "write")
     values = {
         "name": view.queue.name,
         "description": view.queue.description,
@@ -248,8 +248,9 @@ def confirm_clear(request: Request, queue_id: str, who: Viewer, db: Db) -> Respo
 
 
 def _confirm(request: Request, queue_id: str, action: str, who: SignedIn, db: Db) -> Response:
+    """The question before clearing or deleting a queue: for its project's writers, who alone may answer."""
     with db.read() as session:
-        view = queues.get_queue(session, who.actor, _queue_id(who.actor, queue_id))
+        view = queues.get_queue(session, who.actor, _queue_id(who.actor, queue_id), "write")
     asked = _ACTIONS[action]
     return AREA.page(
         request,

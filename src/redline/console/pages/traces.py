@@ -237,8 +237,9 @@ class StepView:
 
 
 def pieces(content: str, said: list[Annotation]) -> list[Piece]:
-    """The text cut where quotes begin and end, using the offsets the service resolved on save; a
-    quote whose offsets no longer fit the text (it changed since) is not marked."""
+    """The text cut where quotes begin and end, at the offsets the service found them (on save, and
+    again whenever the step's words changed: a fuzzy one at its changed words). A detached quote has
+    none, and the offsets of a step whose content was erased no longer fit it: neither is marked."""
     bounds = {0, len(content)}
     quotes: list[tuple[int, int, str]] = []
     for annotation in said:
@@ -246,7 +247,7 @@ def pieces(content: str, said: list[Annotation]) -> list[Piece]:
         start, end = quote.get("start"), quote.get("end")
         if not (isinstance(start, int) and isinstance(end, int)):
             continue
-        if 0 <= start < end <= len(content) and content[start:end] == quote.get("text"):
+        if 0 <= start < end <= len(content):
             quotes.append((start, end, str(annotation.id)))
             bounds.update((start, end))
     cuts = sorted(bounds)

@@ -10,6 +10,11 @@
   // Characters either side of a selection kept as its prefix and suffix: enough to tell apart two
   // identical phrases in one step (rm-annotations, "Quoted spans").
   const CONTEXT = 32;
+  // What the page says of a quote whose step changed since (templates/traces/_trace_macros.html, quote_state).
+  const QUOTE_STATES = {
+    detached: "the quoted text is no longer in this step",
+    fuzzy: "the quoted text has changed in this step",
+  };
 
   function panelOf(node) { return node.closest("section.annotations"); }
 
@@ -45,7 +50,11 @@
     const line = text("div", "said-line");
     if (a.rating === 1) line.append(text("span", "pill good rating", "+ good"));
     if (a.rating === -1) line.append(text("span", "pill bad rating", "− bad"));
-    if (a.quote) line.append(text("q", "quoted", a.quote.text));
+    if (a.quote) {
+      line.append(text("q", "quoted", a.quote.text));
+      const state = QUOTE_STATES[a.quote.anchor];
+      if (state) line.append(" ", text("span", "quote-state " + a.quote.anchor, state));
+    }
     li.append(line);
     if (a.comment) li.append(text("p", "comment", a.comment));
     if (a.label_error) {

@@ -179,8 +179,10 @@ def create_queue(session: Session, actor: Actor, body: QueueIn) -> QueueView:
     return QueueView(queue, [], 0, 0)
 
 
-def get_queue(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueView:
-    return view(session, queue_for(session, actor, queue_id, "read"))
+def get_queue(session: Session, actor: Actor, queue_id: uuid.UUID, needed: ProjectRole = "read") -> QueueView:
+    """The queue's view, for an actor holding `needed` in its project (`write` for the pages that change
+    it: its edit form and the questions before clearing or deleting it)."""
+    return view(session, queue_for(session, actor, queue_id, needed))
 
 
 def _set_review_keys(session: Session, queue: Queue, key_ids: list[str]) -> None:

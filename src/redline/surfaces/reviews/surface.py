@@ -10,6 +10,7 @@ from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews import annotations as annotation_routes
 from redline.surfaces.reviews import (
     datasets,
+    experiments,
     human_reviews,
     queue_automations,
     queue_review,
@@ -58,6 +59,7 @@ REVIEWS = Surface(
         queue_automations.router,
         human_reviews.router,
         traces.router,
+        experiments.router,
     ),
     prefixes=("/v2/", "/v3/"),
     camel_case=False,

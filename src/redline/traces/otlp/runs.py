@@ -3,12 +3,15 @@
 Every batch that touches a trace rebuilds the run from all its spans (otlp-ingest §8), so the write is a
 replacement, except for what people said: a step keeps its id whenever its message survives (§8.10),
 so annotations on it stay; an annotated step whose message is gone is kept after the derived ones,
-marked superseded. Ingest never deletes an annotation.
+marked superseded. Ingest never deletes an annotation. The quotes on a step whose words changed (its
+text re-spaced, or its message gone) are looked for again by the caller's `edited`: in the new step of
+the same role at the same place when there is one (`_successors`), else they are detached on the old.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +23,7 @@ from sqlalchemy.orm import Session
 from redline.db import bulk_insert, in_chunks
 from redline.traces import counts as kept_counts
 from redline.traces import metadata_index
+from redline.traces.edits import Edited, StepEdit
 from redline.traces.models import Agent, Step, Trace
 from redline.traces.otlp.model import DerivedRun, DerivedStep
 from redline.traces.otlp.stepids import step_ids
@@ -49,7 +53,11 @@ class RunState:
 
 
 def write_runs(
-    session: Session, derived_runs: Sequence[tuple[RunState, DerivedRun]], annotated: Annotated, now: datetime
+    session: Session,
+    derived_runs: Sequence[tuple[RunState, DerivedRun]],
+    annotated: Annotated,
+    edited: Edited,
+    now: datetime,
 ) -> list[dict[str, Any]]:
     """Write each derived run over the stored one; answers their rows as the queue rules read rows.
 
@@ -60,7 +68,7 @@ def write_runs(
         return []
     agents = _agents(session, derived_runs)
     counts = _write_steps(
-        session, [(state.run_id, derived.steps) for state, derived in derived_runs], annotated
+        session, [(state.run_id, derived.steps) for state, derived in derived_runs], annotated, edited
     )
     rows = []
     for state, derived in derived_runs:
@@ -129,22 +137,39 @@ def _run_row(state: RunState, derived: DerivedRun, agents: _AgentFacts, now: dat
     }
 
 
+@dataclass(frozen=True)
+class _Before:
+    """A step as the run had it before this derivation: its place, and its role."""
+
+    id: uuid.UUID
+    index: int
+    role: str
+
+
 def _write_steps(
-    session: Session, runs: Sequence[tuple[uuid.UUID, Sequence[DerivedStep]]], annotated: Annotated
+    session: Session,
+    runs: Sequence[tuple[uuid.UUID, Sequence[DerivedStep]]],
+    annotated: Annotated,
+    edited: Edited,
 ) -> dict[uuid.UUID, int]:
-    """Replace each run's steps by the derived ones, keeping annotated rows; answers the step counts."""
+    """Replace each run's steps by the derived ones, keeping annotated rows; answers the step counts.
+    `edited` hears of the kept steps whose words changed, once every new step is written."""
     run_ids = [run_id for run_id, _ in runs]
-    before: dict[uuid.UUID, list[uuid.UUID]] = {}
+    before: dict[uuid.UUID, list[_Before]] = {}
     for chunk in in_chunks(run_ids):
-        for step_id, run_id in session.execute(
-            select(Step.id, Step.trace_id).where(Step.trace_id.in_(chunk))
+        for step_id, run_id, index, role in session.execute(
+            select(Step.id, Step.trace_id, Step.index, Step.role).where(Step.trace_id.in_(chunk))
         ):
-            before.setdefault(run_id, []).append(step_id)
-    keep = annotated(session, [step_id for ids in before.values() for step_id in ids]) if before else set()
-    plain = sorted(run_id for run_id, ids in before.items() if keep.isdisjoint(ids))
+            before.setdefault(run_id, []).append(_Before(step_id, index, role))
+    every = [step.id for steps in before.values() for step in steps]
+    keep = annotated(session, every) if before else set()
+    words = _words(session, keep) if keep else {}
+    plain = sorted(run_id for run_id, steps in before.items() if keep.isdisjoint(s.id for s in steps))
     for chunk in in_chunks(plain):
         session.execute(delete(Step).where(Step.trace_id.in_(chunk)))
-    kept_by_run = {run_id: kept for run_id, ids in before.items() if (kept := keep.intersection(ids))}
+    kept_by_run = {
+        run_id: kept for run_id, steps in before.items() if (kept := keep.intersection(s.id for s in steps))
+    }
     for run_id, kept in kept_by_run.items():
         session.execute(delete(Step).where(Step.trace_id == run_id, Step.id.not_in(kept)))
     if kept_by_run:
@@ -159,6 +184,7 @@ def _write_steps(
         )
     new_rows: list[dict[str, Any]] = []
     survivors: list[dict[str, Any]] = []
+    edits: list[StepEdit] = []
     counts: dict[uuid.UUID, int] = {}
     for run_id, steps in runs:
         ids = step_ids(run_id, steps)
@@ -169,17 +195,65 @@ def _write_steps(
                 survivors.append(
                     {"b_id": step_id, "v_index": index, **{f"v_{k}": v for k, v in columns.items()}}
                 )
+                # The same message, re-spaced; or one superseded before and derived again.
+                if words[step_id] != (step.content, False):
+                    edits.append(StepEdit(step_id, step_id, step.content))
             else:
                 new_rows.append({"id": step_id, "trace_id": run_id, "index": index, **columns})
         gone = sorted(kept - set(ids))
         if gone:
             _supersede(session, gone, first_index=len(steps))
+            newly = {step_id for step_id in gone if not words[step_id][1]}
+            edits.extend(_successors(before[run_id], newly, ids, steps))
         counts[run_id] = len(steps) + len(gone)
     bulk_insert(session, _STEPS, new_rows)
     if survivors:
         values: dict[str, Any] = {key[2:]: bindparam(key) for key in survivors[0] if key != "b_id"}
         session.execute(update(_STEPS).where(_STEPS.c.id == bindparam("b_id")).values(values), survivors)
+    if edits:
+        edited(session, edits)
     return counts
+
+
+def _words(session: Session, step_ids_kept: Collection[uuid.UUID]) -> dict[uuid.UUID, tuple[str, bool]]:
+    """What the kept steps said before this derivation, and whether they were superseded already."""
+    found: dict[uuid.UUID, tuple[str, bool]] = {}
+    for chunk in in_chunks(list(step_ids_kept)):
+        for step_id, content, metadata in session.execute(
+            select(Step.id, Step.content, Step.meta).where(Step.id.in_(chunk))
+        ):
+            found[step_id] = (content, bool((metadata or {}).get("superseded")))
+    return found
+
+
+def _successors(
+    before: Sequence[_Before],
+    gone: Collection[uuid.UUID],
+    ids: Sequence[uuid.UUID],
+    steps: Sequence[DerivedStep],
+) -> list[StepEdit]:
+    """Where the words of steps that were derived before and are no longer went: the step beside it, the
+    n-th of its role now for what was the n-th of its role then, when that step is new in this
+    derivation (a step that was there already is another message, with quotes of its own); else none.
+    Superseded steps sit after the derived ones, so they never count before a derived one."""
+    place: dict[uuid.UUID, tuple[str, int]] = {}
+    seen: Counter[str] = Counter()
+    for was in sorted(before, key=lambda was: was.index):
+        place[was.id] = (was.role, seen[was.role])
+        seen[was.role] += 1
+    existed = {was.id for was in before}
+    now: dict[str, list[tuple[uuid.UUID, str]]] = {}
+    for step_id, step in zip(ids, steps, strict=True):
+        now.setdefault(step.role, []).append((step_id, step.content))
+    edits = []
+    for step_id in sorted(gone):
+        role, nth = place[step_id]
+        same_role = now.get(role, [])
+        if nth < len(same_role) and same_role[nth][0] not in existed:
+            edits.append(StepEdit(step_id, *same_role[nth]))
+        else:
+            edits.append(StepEdit(step_id, None, ""))
+    return edits
 
 
 def _supersede(session: Session, step_ids_gone: list[uuid.UUID], first_index: int) -> None:

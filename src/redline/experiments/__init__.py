@@ -1,0 +1,1 @@
+"""Experiments: a dataset run through an agent version, its results, their review and comparison."""
