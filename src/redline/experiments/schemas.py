@@ -18,6 +18,7 @@ from redline.traces.schemas import (
     RunStatus,
     SpanIn,
     StepIn,
+    check_times_and_spans,
 )
 
 MAX_NAME = 200
@@ -83,15 +84,7 @@ class InlineRunIn(_In):
     @model_validator(mode="after")
     def _consistent(self) -> InlineRunIn:
         # The run API's own checks of a run (traces.schemas.RunIn), in this surface's spelling.
-        if self.ended_at and self.started_at and self.ended_at < self.started_at:
-            raise PydanticCustomError("times", "ended_at is before started_at")
-        seen: set[str] = set()
-        for span in self.spans:
-            if span.span_id in seen:
-                raise PydanticCustomError(
-                    "span_id", 'span_id "{span_id}" appears twice', {"span_id": span.span_id}
-                )
-            seen.add(span.span_id)
+        check_times_and_spans(self.started_at, self.ended_at, self.spans, camel=False)
         return self
 
 

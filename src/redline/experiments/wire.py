@@ -3,7 +3,7 @@ surface's conventions (snake_case, `_id`, ISO times). Shared with `redline exper
 result reads the same in a file and over HTTP.
 
 A result's `annotations` and `evaluations` are what was said about its run, shaped exactly as the span
-annotation and evaluation routes answer them (`surfaces/reviews/render.py`), with `made_in_experiment`
+annotation and evaluation routes answer them (`reviews/wire.py`), with `made_in_experiment`
 added to each annotation: whether it was made while reviewing this experiment.
 """
 
@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from redline.annotations.models import Annotation
 from redline.experiments.preferences import PreferenceView
 from redline.experiments.results import ResultView
 from redline.experiments.service import ExperimentView
 from redline.experiments.summary import Summary
 from redline.jsonio import iso
-from redline.reviews.said import Said
+from redline.reviews.wire import evaluation_dict, said_dict
 
 
 def _id_text(value: object) -> str | None:
@@ -76,50 +75,6 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
     }
 
 
-def _author(annotation: Annotation) -> dict[str, Any]:
-    return {
-        "author_id": _id_text(annotation.author_id),
-        "author_name": annotation.author_name,
-        "metadata": annotation.meta or {},
-        "created": iso(annotation.created_at),
-        "updated": iso(annotation.updated_at),
-    }
-
-
-def _annotation(said: Said) -> dict[str, Any]:
-    annotation = said.annotation
-    body: dict[str, Any] = {
-        "_id": str(annotation.id),
-        "trace_id": str(annotation.trace_id),
-        "span_id": said.span_key,
-        "key": annotation.key,
-        "value": annotation.value,
-        "explanation": annotation.explanation,
-        "source": annotation.source,
-    }
-    if annotation.parent_id is not None:
-        body["parent_annotation_id"] = str(annotation.parent_id)
-        body["output_type"] = annotation.output_type
-    return {**body, **_author(annotation)}
-
-
-def _evaluation(said: Said) -> dict[str, Any]:
-    annotation = said.annotation
-    return {
-        "_id": str(annotation.id),
-        "trace_id": str(annotation.trace_id),
-        "span_id": said.span_key,
-        "evaluator": annotation.key,
-        "output_type": annotation.output_type,
-        "value": annotation.value,
-        "explanation": annotation.explanation,
-        "source": annotation.source,
-        "created": iso(annotation.created_at),
-        "updated": iso(annotation.updated_at),
-        "corrections": [_annotation(correction) for correction in said.corrections],
-    }
-
-
 def result_dict(view: ResultView) -> dict[str, Any]:
     result = view.result
     return {
@@ -141,9 +96,9 @@ def result_dict(view: ResultView) -> dict[str, Any]:
             "total_tokens": result.total_tokens,
             "cost": result.cost,
         },
-        "evaluations": [_evaluation(said) for said in view.said if said.is_evaluation],
+        "evaluations": [evaluation_dict(said) for said in view.said if said.is_evaluation],
         "annotations": [
-            {**_annotation(said), "made_in_experiment": said.annotation.id in view.made_here}
+            {**said_dict(said), "made_in_experiment": said.annotation.id in view.made_here}
             for said in view.said
             if not said.is_evaluation
         ],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -139,16 +141,27 @@ class RunIn(WireModel):
             raise PydanticCustomError("producer", "give agent (a name) or agentId, not both")
         if self.flow is not None and self.flow_id is not None:
             raise PydanticCustomError("producer", "give flow (a name) or flowId, not both")
-        if self.ended_at and self.started_at and self.ended_at < self.started_at:
-            raise PydanticCustomError("times", "endedAt is before startedAt")
-        seen: set[str] = set()
-        for span in self.spans:
-            if span.span_id in seen:
-                raise PydanticCustomError(
-                    "span_id", 'spanId "{span_id}" appears twice', {"span_id": span.span_id}
-                )
-            seen.add(span.span_id)
+        check_times_and_spans(self.started_at, self.ended_at, self.spans, camel=True)
         return self
+
+
+def check_times_and_spans(
+    started_at: datetime | None, ended_at: datetime | None, spans: Sequence[SpanIn], *, camel: bool
+) -> None:
+    """A run's own consistency, whichever surface spells it: it ends after it starts, and each of its
+    spans has an id of its own."""
+    if ended_at and started_at and ended_at < started_at:
+        raise PydanticCustomError(
+            "times", "endedAt is before startedAt" if camel else "ended_at is before started_at"
+        )
+    seen: set[str] = set()
+    for span in spans:
+        if span.span_id in seen:
+            field = "spanId" if camel else "span_id"
+            raise PydanticCustomError(
+                "span_id", field + ' "{span_id}" appears twice', {"span_id": span.span_id}
+            )
+        seen.add(span.span_id)
 
 
 class RunBatchIn(WireModel):

@@ -22,10 +22,10 @@ from redline.identity.service import Actor
 from redline.reviews import annotate
 from redline.reviews.said import evaluations
 from redline.reviews.schemas import AnnotationsIn, AnnotationsRemoval, EvaluationIn
+from redline.reviews.wire import annotation_dict, evaluation_dict
 from redline.surfaces.auth import BearerSecret, current_actor, database, in_write
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.openapi import REVIEWS_ERROR_RESPONSES
-from redline.surfaces.reviews.render import annotation_dict, evaluation_dict
 
 router = APIRouter(
     prefix="/v2/traces/{trace_id}/spans/{span_id}", tags=["reviews"], responses=REVIEWS_ERROR_RESPONSES

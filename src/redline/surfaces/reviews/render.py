@@ -10,12 +10,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from redline.annotations.models import Annotation
 from redline.jsonio import iso
-from redline.reviews.annotate import Written
 from redline.reviews.models import ReviewKey
 from redline.reviews.said import Said
 from redline.reviews.traceviews import SpanView, TraceView
+from redline.reviews.wire import evaluation_dict, said_dict
 from redline.traces.attributes import MODEL_ATTRIBUTES, PROVIDER_ATTRIBUTES, text_attribute
 from redline.traces.models import Span
 
@@ -44,55 +43,6 @@ def review_key_dict(review_key: ReviewKey) -> dict[str, Any]:
         body["min"] = review_key.min
         body["max"] = review_key.max
     return body
-
-
-def _author(annotation: Annotation | Written) -> dict[str, Any]:
-    return {
-        "author_id": str(annotation.author_id) if annotation.author_id else None,
-        "author_name": annotation.author_name,
-        "metadata": annotation.meta or {},
-        "created": iso(annotation.created_at),
-        "updated": iso(annotation.updated_at),
-    }
-
-
-def annotation_dict(annotation: Annotation | Written, span_key: str | None) -> dict[str, Any]:
-    """A human review value, or a correction (then with `parent_annotation_id`): read, or just written."""
-    body: dict[str, Any] = {
-        "_id": str(annotation.id),
-        "trace_id": str(annotation.trace_id),
-        "span_id": span_key,
-        "key": annotation.key,
-        "value": annotation.value,
-        "explanation": annotation.explanation,
-        "source": annotation.source,
-    }
-    if annotation.parent_id is not None:
-        body["parent_annotation_id"] = str(annotation.parent_id)
-        body["output_type"] = annotation.output_type
-    return {**body, **_author(annotation)}
-
-
-def said_dict(said: Said) -> dict[str, Any]:
-    return annotation_dict(said.annotation, said.span_key)
-
-
-def evaluation_dict(said: Said) -> dict[str, Any]:
-    """An evaluator's result, with the corrections people made of it beside it."""
-    annotation = said.annotation
-    return {
-        "_id": str(annotation.id),
-        "trace_id": str(annotation.trace_id),
-        "span_id": said.span_key,
-        "evaluator": annotation.key,
-        "output_type": annotation.output_type,
-        "value": annotation.value,
-        "explanation": annotation.explanation,
-        "source": annotation.source,
-        "created": iso(annotation.created_at),
-        "updated": iso(annotation.updated_at),
-        "corrections": [said_dict(correction) for correction in said.corrections],
-    }
 
 
 def _reviews(said: list[Said]) -> dict[str, Any]:
