@@ -176,6 +176,8 @@ def test_every_acknowledged_write_survives_sigkill(database_url: str, workers: i
             f"cycle {cycle}, {workers} worker(s), killed {moment:.3f} s in (REDLINE_KILL9_SEED={SEED}): "
             f"{len(lost)} of {done.count()} acknowledged writes lost: {lost[:5]}"
         )
+    # The figure bench/kill9.py adds up (shown with `pytest -s`).
+    print(f"kill9: {done.count()} acknowledged, 0 lost, {CYCLES} kills, {workers} worker(s), seed {SEED}")
     # The check itself finds what is missing, and what is there with other content.
     made_up = Acknowledged(runs={"kill9-never": "x"}, spans={next(iter(done.spans)): "renamed"})
     assert _missing(database_url, made_up) == ["runs kill9-never", f"spans {next(iter(done.spans))}"]
