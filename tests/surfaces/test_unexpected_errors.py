@@ -18,7 +18,7 @@ import pytest
 
 from redline.db import Database
 from tests.conftest import ADMIN_TOKEN
-from tests.liveserver import LiveServer, live_server
+from tests.liveserver import CLIENT_TIMEOUT_S, LiveServer, live_server
 
 __all__ = ["live_server"]
 
@@ -89,7 +89,7 @@ def test_an_unexpected_error_answers_in_the_surface_shape_and_keeps_the_connecti
     shape: Callable[[dict[str, Any], str], None],
 ) -> None:
     address = urlsplit(live_server.url)
-    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=CLIENT_TIMEOUT_S)
     headers = {"Authorization": f"Bearer {ADMIN_TOKEN}", "Content-Type": "application/json"}
     payload = json.dumps(body) if body is not None else None
     try:
@@ -117,7 +117,7 @@ def test_an_unexpected_error_is_logged_with_its_request_id(
     live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     address = urlsplit(live_server.url)
-    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=CLIENT_TIMEOUT_S)
     monkeypatch.setattr(Database, "read", _fail)
     try:
         with caplog.at_level("ERROR", logger="redline.http"):

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import Field
+from starlette.responses import StreamingResponse
 
 from redline.db import Database
 from redline.db.paging import DEFAULT_LIMIT, MAX_LIMIT, page_of_sorted
@@ -108,7 +109,9 @@ def delete_workspace(workspaceId: str, actor: ActorDep, db: DatabaseDep) -> JSON
 
 @router.get(
     "/workspaces/{workspaceId}/export",
-    response_class=NDJSONStream,
+    # Documented as a plain stream with its 200's own media type, so its errors stay documented as JSON.
+    response_class=StreamingResponse,
+    responses={200: {"content": {NDJSONStream.media_type: {}}}},
     summary="Everything in a workspace, one row per line, read at one moment (installation admins)",
 )
 def export_workspace(workspaceId: str, actor: ActorDep, db: DatabaseDep) -> NDJSONStream:  # noqa: N803
