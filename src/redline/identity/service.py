@@ -105,12 +105,15 @@ def instance_secret(session: Session, configured: str | None) -> str:
     return setting.value
 
 
+def first_workspace(session: Session) -> Workspace | None:
+    """The installation's oldest workspace, the one the first start made; None before the first start."""
+    return session.scalars(select(Workspace).order_by(Workspace.created_at, Workspace.id).limit(1)).first()
+
+
 def default_workspace(session: Session) -> Workspace:
     """The installation's first workspace: the one the first start made, and the CLI works in unless
     told otherwise (`--workspace`)."""
-    workspace = session.scalars(
-        select(Workspace).order_by(Workspace.created_at, Workspace.id).limit(1)
-    ).first()
+    workspace = first_workspace(session)
     if workspace is None:
         raise NotFound(
             "workspace", "default", "No workspace yet: run `redline db upgrade` or `redline serve`."

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from redline.db import new_id, utcnow
 from redline.errors import Conflict, Forbidden, Invalid
 from redline.identity.models import Principal, Project, Workspace
-from redline.identity.service import Actor, find_workspace, issue_token
+from redline.identity.service import Actor, IssuedToken, find_workspace, first_workspace, issue_token
 
 NAME_FIELD = "name"
 MAX_NAME_LENGTH = 200
@@ -99,12 +99,34 @@ def create_workspace(
     require_installation_admin(actor, "create workspaces")
     if not admin_name.strip():
         raise Invalid("The workspace's admin needs a name.", details={"field": "adminName"})
+    made = _furnished(session, name, project_name, admin_name.strip(), installation_admin=False)
+    return NewWorkspace(made.workspace, made.project, made.admin, made.issued.secret)
+
+
+@dataclass(frozen=True)
+class _Furnished:
+    workspace: Workspace
+    project: Project
+    admin: Principal
+    issued: IssuedToken
+
+
+def _furnished(
+    session: Session,
+    name: str,
+    project_name: str,
+    admin_name: str,
+    *,
+    installation_admin: bool,
+    secret: str | None = None,
+) -> _Furnished:
+    """A new workspace with what a team starts from: its first project, and its admin with a token
+    (`secret` when given, else a new one). The first start and an installation admin both make them so."""
     workspace = new_workspace(session, name)
     project = Project(id=new_id(), workspace_id=workspace.id, name=project_name, created_at=utcnow())
     session.add(project)
-    admin = first_admin(session, workspace, admin_name.strip(), installation_admin=False)
-    issued = issue_token(session, admin, "first start")
-    return NewWorkspace(workspace, project, admin, issued.secret)
+    admin = first_admin(session, workspace, admin_name, installation_admin=installation_admin)
+    return _Furnished(workspace, project, admin, issue_token(session, admin, "first start", secret))
 
 
 def _summaries(session: Session, *where: ColumnElement[bool]) -> list[WorkspaceSummary]:
@@ -183,9 +205,7 @@ def bootstrap(
 ) -> Bootstrap:
     """The first start makes a workspace, a project and its admin (an installation admin, and admin of
     that workspace) with a token; later starts find them."""
-    workspace = session.scalars(
-        select(Workspace).order_by(Workspace.created_at, Workspace.id).limit(1)
-    ).first()
+    workspace = first_workspace(session)
     if workspace is not None:
         project = session.scalars(
             select(Project).where(Project.workspace_id == workspace.id).order_by(Project.created_at).limit(1)
@@ -197,11 +217,13 @@ def bootstrap(
             .limit(1)
         ).one()
         return Bootstrap(workspace, project, admin, created=False, admin_secret=None)
-    workspace = new_workspace(session, workspace_name)
-    project = Project(id=new_id(), workspace_id=workspace.id, name=project_name, created_at=utcnow())
-    session.add(project)
-    admin = first_admin(session, workspace, admin_name, installation_admin=True)
-    issued = issue_token(session, admin, "first start", admin_token)
+    made = _furnished(
+        session, workspace_name, project_name, admin_name, installation_admin=True, secret=admin_token
+    )
     return Bootstrap(
-        workspace, project, admin, created=True, admin_secret=None if admin_token else issued.secret
+        made.workspace,
+        made.project,
+        made.admin,
+        created=True,
+        admin_secret=None if admin_token else made.issued.secret,
     )
