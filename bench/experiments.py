@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.testclient import TestClient
@@ -200,42 +204,68 @@ def _nth(bench: Bench, experiment_id: str) -> str:
     return after
 
 
-def bench_store(kind: str, args: argparse.Namespace) -> list[Figure]:
-    with fresh_store(kind, args.postgres_url, BENCH_DATABASE) as store:
+@dataclass(frozen=True)
+class Seeded:
+    """A store seeded for the experiments' benches: the app over it, the dataset and its datapoints, and
+    experiments A and B of it with the figures of their recording."""
+
+    bench: Bench
+    dataset_id: str
+    points: list[str]
+    a: str
+    b: str
+    recorded: list[Figure]
+
+
+@contextmanager
+def two_experiments(kind: str, args: argparse.Namespace, database: str) -> Iterator[Seeded]:
+    """A fresh store of `kind` with a dataset of `args.results` datapoints and experiments A and B of it,
+    recorded `args.batch` results a request; the store is gone afterwards."""
+    with fresh_store(kind, args.postgres_url, database) as store:
         bench = Bench(store.url)
         try:
+            print(f"{kind}: a dataset and two experiments of {args.results:,} results ...", file=sys.stderr)
             dataset_id, points = _dataset(bench, args.results)
             a, recorded_a = record(bench, kind, "A", dataset_id, points, args.batch, seed=1)
             b, recorded_b = record(bench, kind, "B", dataset_id, points, args.batch, seed=2)
-            reads = measure_reads(bench, kind, a, b, dataset_id, args.repeat)
-            note = f"{args.results:,} results each in A and B"
-            for figure in reads:
-                figure.note = note
-            return [recorded_a, recorded_b, *reads]
+            yield Seeded(bench, dataset_id, points, a, b, [recorded_a, recorded_b])
         finally:
             bench.app.close()
             bench.db.dispose()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def run_benches(
+    doc: str | None,
+    bench_store: Callable[[str, argparse.Namespace], list[Figure]],
+    more: Callable[[argparse.ArgumentParser], None] = lambda _: None,
+) -> int:
+    """An experiments bench's command line: the stores, the sizes (`more` adds its own), each store's
+    figures printed as soon as it is done (a run over both takes minutes), and the exit status."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES_URL)
     parser.add_argument("--results", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--json", action="store_true")
+    more(parser)
     args = parser.parse_args()
     figures = []
     for kind in store_kinds(args.store):
         done = bench_store(kind, args)
-        # Each store's figures as soon as it is done: a run over both takes minutes.
         print_figures(done, args.json, memory=False)
         figures += done
     return exit_status(figures)
 
 
+def bench_store(kind: str, args: argparse.Namespace) -> list[Figure]:
+    with two_experiments(kind, args, BENCH_DATABASE) as seeded:
+        reads = measure_reads(seeded.bench, kind, seeded.a, seeded.b, seeded.dataset_id, args.repeat)
+        note = f"{args.results:,} results each in A and B"
+        for figure in reads:
+            figure.note = note
+        return [*seeded.recorded, *reads]
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_benches(__doc__, bench_store))

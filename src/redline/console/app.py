@@ -14,6 +14,9 @@ from redline.console.pages import (
     correct,
     corrections,
     datasets,
+    experiment_compare,
+    experiment_review,
+    experiments,
     human_reviews,
     indexed_metadata,
     members,
@@ -46,6 +49,8 @@ def create_console(config: Settings) -> FastAPI:
     console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
     for part in (auth, traces, trace_actions, sessions, correct, review, datasets, reward_models):
         console.include_router(part.router)
+    for experimenting in (experiments, experiment_review, experiment_compare):
+        console.include_router(experimenting.router)
     for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):
         console.include_router(correcting.router)
     for setting in (human_reviews, members, tokens, indexed_metadata, retention):

@@ -37,6 +37,7 @@ MENU: tuple[MenuGroup, ...] = (
         (
             MenuItem("queues", "Annotation queues", "/ui/queues"),
             MenuItem("datasets", "Datasets", "/ui/datasets"),
+            MenuItem("experiments", "Experiments", "/ui/experiments"),
         ),
     ),
     MenuGroup(

@@ -15,6 +15,7 @@ from redline.db.bulk import (
     StoredIds,
     Unindexed,
     add_to_counts,
+    among,
     any_of,
     bulk_insert,
     execute_many,
@@ -22,6 +23,7 @@ from redline.db.bulk import (
     insert_ignoring_conflicts,
     insert_missing,
     pairs_table,
+    row_exists,
 )
 from redline.db.engine import (
     SQLITE_WAL_BACKSTOP_PAGES,
@@ -50,6 +52,7 @@ __all__ = [
     "UTCDateTime",
     "Unindexed",
     "add_to_counts",
+    "among",
     "any_of",
     "bulk_insert",
     "execute_many",
@@ -64,6 +67,7 @@ __all__ = [
     "new_id",
     "pairs_table",
     "parse_id",
+    "row_exists",
     "utcnow",
     "vacuum_file",
     "writing",

@@ -1,5 +1,6 @@
 """Writing and reading many rows at once, portably: chunked IN lists, ids in the driver's own form,
-bulk inserts that skip what is there, counts added to in place, and the planner hint SQLite needs."""
+bulk inserts that skip what is there, counts added to in place, and the planner hints each store needs
+(`Unindexed` for SQLite, `among` and `row_exists` for PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
 from sqlalchemy import (
+    Boolean,
     Connection,
     Dialect,
     String,
@@ -18,6 +20,7 @@ from sqlalchemy import (
     bindparam,
     func,
     insert,
+    literal,
     literal_column,
     select,
     type_coerce,
@@ -91,6 +94,48 @@ def any_of(
         )
         return column.in_(listed.scalar_subquery())
     return column == any_(bindparam(None, list(values), type_=ARRAY(column.type)))
+
+
+def among(column: ColumnElement[Any] | QueryableAttribute[Any], values: Select[Any]) -> ColumnElement[bool]:
+    """`column IN (values)` that both stores read by seeking `column`'s index once per value the query
+    gives, whatever they know of the tables: SQLite so reads a plain IN; PostgreSQL reads `= ANY(ARRAY(…))`
+    as the query run once and an index scan for the array, where it turned a plain IN into a join that,
+    without statistics on the table (not yet analyzed), walked every row of it once per value."""
+    return _Among(column.expression, values.scalar_subquery())
+
+
+class _Among(ColumnElement[bool]):
+    inherit_cache = True
+    type = Boolean()
+    # A comparison, written as one: SQLAlchemy adds `= 1` to a boolean that isn't one on SQLite, which
+    # then reads the table whole rather than the index.
+    _is_implicitly_boolean = True
+    _traverse_internals = [  # noqa: RUF012 (SQLAlchemy's)
+        ("column", InternalTraversal.dp_clauseelement),
+        ("values", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(self, column: ColumnElement[Any], values: ColumnElement[Any]):
+        self.column = column
+        self.values = values
+
+
+@compiles(_Among)
+def _among(element: _Among, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"{compiler.process(element.column, **kw)} = ANY (ARRAY{compiler.process(element.values, **kw)})"
+
+
+@compiles(_Among, "sqlite")
+def _among_sqlite(element: _Among, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"{compiler.process(element.column, **kw)} IN {compiler.process(element.values, **kw)}"
+
+
+def row_exists(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+    """Whether a row meets `conditions` (correlated to the row asked about), as a subquery both stores run
+    once per row asked about, through the index the conditions name. PostgreSQL turns an EXISTS into a
+    join it plans as it likes: without statistics on the tables (not yet analyzed) it walked every row
+    matching elsewhere once per row asked about; it leaves a scalar subquery where it is."""
+    return select(literal(1)).where(*conditions).limit(1).scalar_subquery().is_not(None)
 
 
 def pairs_table(

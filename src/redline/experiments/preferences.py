@@ -10,13 +10,14 @@ pair for reward models, which stays one when either experiment is deleted.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from redline.db import new_id, parse_id, utcnow
+from redline.db import in_chunks, new_id, parse_id, utcnow
 from redline.db.id_pages import IdPage, id_page
 from redline.errors import Invalid
 from redline.experiments.models import Experiment, ExperimentPreference, ExperimentResult
@@ -153,3 +154,24 @@ def list_preferences(
         ending_before=ending_before,
     )
     return page, [_as_named(preference, first.id, second.id) for preference in page.items]
+
+
+def own_choices(
+    session: Session, actor: Actor, first: Experiment, second: Experiment, datapoint_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, str]:
+    """The caller's own choices between the two experiments (already checked readable) on these
+    datapoints, by datapoint, from the caller's side (`first` is A): what a comparison page shows as
+    pressed. One read of the unique index on the pair, the datapoint and the person."""
+    low, high = sorted((first.id, second.id))
+    found: dict[uuid.UUID, str] = {}
+    for chunk in in_chunks(list(datapoint_ids)):
+        for preference in session.scalars(
+            select(ExperimentPreference).where(
+                ExperimentPreference.experiment_a_id == low,
+                ExperimentPreference.experiment_b_id == high,
+                ExperimentPreference.datapoint_id.in_(chunk),
+                _by_principal(actor),
+            )
+        ):
+            found[preference.datapoint_id] = _as_named(preference, first.id, second.id).choice
+    return found

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from redline.annotations.models import Annotation
 from redline.db.json_values import json_number
 from redline.experiments.models import ExperimentAnnotation, ExperimentResult
+from redline.experiments.reviewed import reviewed_counts
 from redline.experiments.service import ExperimentView, experiment_for, view
 from redline.identity.service import Actor
 from redline.reviews.kinds import EVALUATOR_RESULT, REVIEW_VALUE
@@ -146,18 +147,7 @@ def _reviews(session: Session, experiment_id: uuid.UUID) -> list[KeySummary]:
 
 def _reviewed(session: Session, experiment_id: uuid.UUID) -> int:
     """Results with at least one annotation made while reviewing the experiment (by their runs)."""
-    count = session.scalar(
-        select(func.count(distinct(ExperimentResult.id)))
-        .select_from(ExperimentAnnotation)
-        .join(Annotation, Annotation.id == ExperimentAnnotation.annotation_id)
-        .join(
-            ExperimentResult,
-            (ExperimentResult.run_id == Annotation.trace_id)
-            & (ExperimentResult.experiment_id == ExperimentAnnotation.experiment_id),
-        )
-        .where(ExperimentAnnotation.experiment_id == experiment_id)
-    )
-    return int(count or 0)
+    return reviewed_counts(session, [experiment_id])[experiment_id]
 
 
 def summary_of(session: Session, experiment_id: uuid.UUID) -> Summary:

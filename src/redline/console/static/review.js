@@ -1,6 +1,8 @@
-// The review screen: J/K (and the up/down buttons) step through the queue; picking a value saves it at
-// once and marks the item reviewed; 1-9 pick the first categorical review's options; the pencil opens a
-// correction popover for an evaluator result; "Add to dataset" sends the trace to a dataset.
+// The review screens, a queue's and an experiment's (templates/_review_screen.html): J/K (and the up/down
+// buttons) step to the next or previous item or response; picking a value saves it at once and marks it
+// reviewed; 1-9 pick the first categorical review's options. On a queue's screen only, the pencil opens a
+// correction popover for an evaluator result, a comment saves on the trace and "Add to dataset" sends the
+// trace to a dataset: each part binds only where its controls are on the page.
 // Every refusal shows the server's own sentence beside the control that caused it.
 "use strict";
 (function () {
@@ -20,7 +22,7 @@
   }
 
   // ------------------------------------------------------------------------------------ review values
-  // Each review's widget saves on the item (review_widgets.js); its answer carries the queue's progress.
+  // Each review's widget saves on the item or result (review_widgets.js); its answer carries the progress.
   const pickers = new Map();
   root.querySelectorAll("fieldset.review-key").forEach((box) => {
     pickers.set(box, redline.reviewKey(box, base + "/review", showProgress));
