@@ -101,7 +101,7 @@ def test_errors_are_sentences_not_tracebacks(database_url: str) -> None:
 
 
 # The parts `redline demo` reports, a line each, in the order it makes them.
-DEMO_PARTS = ["Runs", "People", "Expert queue", "Annotation queue", "Dataset", "Reward model"]
+DEMO_PARTS = ["Runs", "People", "Expert queue", "Annotation queue", "Dataset", "Reward model", "Experiments"]
 
 
 def test_demo_seeds_and_is_repeatable(database_url: str, db: Database) -> None:
@@ -109,17 +109,24 @@ def test_demo_seeds_and_is_repeatable(database_url: str, db: Database) -> None:
     said = [line for line in output.splitlines() if line.split(":", 1)[0] in DEMO_PARTS]
     assert [line.split(":", 1)[0] for line in said] == DEMO_PARTS
     assert said[0] == 'Runs: 200 support-agent runs in project "default" (200 added, 0 already there).'
-    assert said[-1].startswith('Reward model: "Support quality (demo)" trained on 500 pairs from 102 ratings')
+    assert said[-2].startswith('Reward model: "Support quality (demo)" trained on 500 pairs from 102 ratings')
+    assert said[-1].startswith(
+        'Experiments: "Refund replay · v1" (support-agent v1) follows the refund policy'
+    )
     assert re.search(r'^Demo ready in project "default" in \d+\.\d s\.$', output, re.MULTILINE)
     again = ok(database_url, "demo")
     assert 'Runs: 200 support-agent runs in project "default" (0 added, 200 already there).' in again
     assert 'Expert queue: rule "Support runs" is already there; left as it is.' in again
+    assert 'Experiments: "Refund replay · v1" and "Refund replay · v2" are already there' in again
     with db.read() as session:
         actor = identity.operator(session)
+        # The demo's 200 runs and its experiments' (dry runs, each a datapoint's run again): two pages.
         page = traces.list_runs(session, actor, traces.RunFilters(), limit=200)
-    assert len(page.items) == 200
-    assert page.next_cursor is None
-    assert {view.agent_name for view in page.items} == {"support-agent"}
+        more = traces.list_runs(session, actor, traces.RunFilters(), limit=200, cursor=page.next_cursor)
+    listed = [*page.items, *more.items]
+    assert more.next_cursor is None
+    assert len([view for view in listed if not view.trace.dry_run]) == 200
+    assert {view.agent_name for view in listed} == {"support-agent"}
     ok(database_url, "agents", "pin", "support-agent", "--project", "default", "--version", "v2")
     assert re.search(r"support-agent\s+v2", ok(database_url, "agents", "list", "--project", "default"))
     assert "ready" in ok(database_url, "reward-models", "show", "Support quality (demo)")

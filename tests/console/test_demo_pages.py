@@ -58,6 +58,12 @@ def test_every_page_shows_what_the_demo_made(console: Console, db: Database) -> 
     page.get_by_role("link", name="Refunds that went wrong").click()
     _shows(page, "Refunds that went wrong")
 
+    page = console.open("/ui/experiments")
+    _shows(page, "Refund replay · v1", "Refund replay · v2", "Refunds that went wrong")
+    page.locator("tr[data-experiment='Refund replay · v1'] a[href$='/review']").first.click()
+    page.wait_for_url("**/review**")
+    _shows(page, "11 reviewed", "follows_refund_policy", "lookup_order")
+
     page = console.open("/ui/reward-models")
     _shows(page, "Support quality (demo)", "ready")
     page.get_by_role("link", name="Support quality (demo)").click()
@@ -65,7 +71,9 @@ def test_every_page_shows_what_the_demo_made(console: Console, db: Database) -> 
 
     page = console.open("/ui/traces")
     _shows(page, "support-agent")
-    row = page.locator("main tr").filter(has_text="Refund request").filter(has_text="completed").first
+    # A run of the agent's, not one of the experiments' runs again (`demo-0002-v1-replay`).
+    rows = page.locator("main tr").filter(has_text="Refund request").filter(has_text="completed")
+    row = rows.filter(has_not_text="-replay").first
     row.locator("a[href^='/ui/traces/']").first.click()
     expect(page.locator("#scored-by")).to_contain_text("Support quality (demo)")
     expect(page.locator("article.step.credited").first).to_be_visible()

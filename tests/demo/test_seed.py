@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from redline.background import JOB_KINDS
 from redline.corrections import service as corrections
@@ -21,6 +23,7 @@ from redline.errors import NotFound
 from redline.groups import service as groups
 from redline.identity import service as identity
 from redline.identity import workspaces
+from redline.identity.service import Actor
 from redline.jobs.worker import JobWorker
 from redline.learning import autoscore, scoring, training
 from redline.learning import service as learning
@@ -31,6 +34,7 @@ from redline.reviews.schemas import ReviewKeyIn
 from redline.stats import trends as trend_service
 from redline.stats.results import rule_results
 from redline.traces import service as traces
+from redline.traces.service import RunView
 from tests.conftest import bootstrap_admin
 
 EXPECTED = [
@@ -50,6 +54,15 @@ MODEL_LINE = re.compile(
     r'Reward model: "Support quality \(demo\)" trained on 500 pairs from 102 ratings, ready with validation '
     r"accuracy \d+%; it has scored the 200 runs and is the project's active model\."
 )
+EXPERIMENTS = (
+    'Experiments: "Refund replay · v1" (support-agent v1) follows the refund policy on 4 of 14 datapoints '
+    '(1 errored), 11 reviewed by 4 reviewers and 3 left to review; "Refund replay · v2" (support-agent v2) '
+    "follows the refund policy on 13 of 14 datapoints, with 5 preferences between it and v1; both ran "
+    'dataset "Refunds that went wrong" and are finished.'
+)
+EXPERIMENTS_AGAIN = (
+    'Experiments: "Refund replay · v1" and "Refund replay · v2" are already there; left as they are.'
+)
 AGAIN = [
     'Runs: 200 support-agent runs in project "default" (0 added, 200 already there).',
     'People: 6 correctors in 2 corrector groups: "support lead" (weight 3: Maya Chen, Tomás Rivera) and '
@@ -58,6 +71,22 @@ AGAIN = [
     'Annotation queue: "Refund conversations" is already there; left as it is.',
     'Dataset: "Refunds that went wrong" is already there; left as it is.',
 ]
+# The reward model's sentence comes between the dataset's and the experiments'.
+MODEL = 5
+
+
+def every_run(session: Session, actor: Actor, project: uuid.UUID) -> list[RunView]:
+    """The project's runs, newest first, a page at a time."""
+    found: list[RunView] = []
+    cursor = None
+    while True:
+        page = traces.list_runs(
+            session, actor, traces.RunFilters(project_id=project), limit=200, cursor=cursor
+        )
+        found += page.items
+        if page.next_cursor is None:
+            return found
+        cursor = page.next_cursor
 
 
 def _seeded(db: Database) -> tuple[uuid.UUID, list[str]]:
@@ -71,17 +100,21 @@ def _seeded(db: Database) -> tuple[uuid.UUID, list[str]]:
 
 def test_the_demo_makes_what_it_says(db: Database) -> None:
     project, told = _seeded(db)
-    assert told[:-1] == EXPECTED
-    assert MODEL_LINE.fullmatch(told[-1]), told[-1]
+    assert told[:MODEL] == EXPECTED
+    assert MODEL_LINE.fullmatch(told[MODEL]), told[MODEL]
+    assert told[MODEL + 1 :] == [EXPERIMENTS]
     with db.read() as session:
         actor = identity.operator(session)
-        page = traces.list_runs(session, actor, traces.RunFilters(project_id=project), limit=200)
-        assert len(page.items) == 200
-        assert page.next_cursor is None
-        run_ids = [view.trace.id for view in page.items]
+        listed = every_run(session, actor, project)
+        production = [view for view in listed if not view.trace.dry_run]
+        assert len(production) == 200
+        # The experiments' runs came inline with their results: dry runs, 14 of each version.
+        replays = Counter(view.trace.agent_version for view in listed if view.trace.dry_run)
+        assert replays == Counter({"v1": 14, "v2": 14})
+        run_ids = [view.trace.id for view in production]
         # The two weeks before today (UTC), whenever the demo runs: the console's periods look back from now.
         start = today()
-        assert all(start - timedelta(days=14) <= view.trace.started_at < start for view in page.items)
+        assert all(start - timedelta(days=14) <= view.trace.started_at < start for view in listed)
 
         applying = {group.name: group.weight for group in groups.applying_to_project(session, project)}
         assert applying == {"support lead": 3.0, "reviewer": 1.0}
@@ -136,7 +169,7 @@ def test_the_demo_makes_what_it_says(db: Database) -> None:
         assert all(scored.score.credits for scored in latest.values() if scored.score.trace_id in run_ids)
 
 
-def _store(db: Database) -> dict[str, list[tuple[Any, ...]]]:
+def store_rows(db: Database) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table, by table: what running the demo again must leave as it was."""
     with db.read() as session:
         return {
@@ -147,12 +180,13 @@ def _store(db: Database) -> dict[str, list[tuple[Any, ...]]]:
 
 def test_running_it_again_changes_nothing(db: Database) -> None:
     _seeded(db)
-    before = _store(db)
+    before = store_rows(db)
     told: list[str] = []
     seed(db, report=told.append)
-    assert told[:-1] == AGAIN
-    assert "(already there)" in told[-1]
-    assert _store(db) == before
+    assert told[:MODEL] == AGAIN
+    assert "(already there)" in told[MODEL]
+    assert told[MODEL + 1 :] == [EXPERIMENTS_AGAIN]
+    assert store_rows(db) == before
 
 
 def test_an_unknown_project_is_not_found(db: Database) -> None:
@@ -187,7 +221,7 @@ def test_beside_a_running_servers_worker_the_model_is_still_ready(db: Database) 
         seed(db, count=60, report=told.append)
     finally:
         halt()
-    assert told[-1].startswith('Reward model: "Support quality (demo)" trained on ')
+    assert told[MODEL].startswith('Reward model: "Support quality (demo)" trained on ')
     with db.read() as session:
         actor = identity.operator(session)
         [model] = learning.list_models(session, actor)
@@ -206,7 +240,9 @@ def test_a_model_that_failed_is_said_to_have_failed(db: Database) -> None:
         training.gave_up(session, {"reward_model_id": str(model.id)}, "the worker was stopped")
     told: list[str] = []
     seed(db, count=60, report=told.append)
-    assert told[-1] == 'Reward model: "Support quality (demo)" is failed, not ready: the worker was stopped'
+    assert (
+        told[MODEL] == 'Reward model: "Support quality (demo)" is failed, not ready: the worker was stopped'
+    )
 
 
 def test_the_demo_seeds_the_workspace_it_is_told(db: Database) -> None:
@@ -219,7 +255,8 @@ def test_the_demo_seeds_the_workspace_it_is_told(db: Database) -> None:
     with db.read() as session:
         theirs = identity.operator(session, "acme")
         ours = identity.operator(session)
-        assert traces.project_run_count(session, theirs, acme.project.id) == 60
+        # The 60 runs, and the 4 of the dataset's each experiment ran again.
+        assert traces.project_run_count(session, theirs, acme.project.id) == 60 + 2 * 4
         assert traces.project_run_count(session, ours, first.project.id) == 0
         assert [model.name for model in learning.list_models(session, theirs)] == ["Support quality (demo)"]
         assert learning.list_models(session, ours) == []

@@ -23,6 +23,7 @@ def fresh(world: World, kind: str) -> dict[str, Any]:
         "annotation": lambda: {"annotation": world.annotation()},
         "queue": lambda: {"queue": world.queue()},
         "queue_with_item": lambda: {"queue": world.queue(with_item=True)},
+        "queue_item": lambda: _queue_with_its_item(world),
         "automation": lambda: {"automation": world.automation(ids["queue"])},
         "review_key": lambda: {"review_key": world.review_key()},
         "dataset": lambda: {"dataset": world.dataset()},
@@ -44,6 +45,13 @@ def fresh(world: World, kind: str) -> dict[str, Any]:
     return makers[kind]()
 
 
+def _queue_with_its_item(world: World) -> dict[str, Any]:
+    """A queue holding one item, named for the calls on that item."""
+    queue = world.queue(with_item=True)
+    [item] = world.call("GET", f"/v2/annotation-queues/{queue}/items")["data"]
+    return {"queue": queue, "queue_item": item["_id"]}
+
+
 def _dataset_with_datapoint(world: World) -> dict[str, Any]:
     dataset = world.dataset()
     return {"dataset": dataset, "datapoint": world.datapoint(dataset)}
@@ -63,6 +71,8 @@ def intact(world: World, kind: str) -> str | None:
         ),
         "queue": lambda: world.answers(queue),
         "queue_with_item": lambda: world.answers(f"{queue}/items/{ids['queue_item']}"),
+        # The standing item: no refused save or hold reviewed it.
+        "queue_item": lambda: not world.call("GET", f"{queue}/items/{ids['queue_item']}")["reviewed"],
         "automation": lambda: (
             ids["automation"] in {found["_id"] for found in world.call("GET", f"{queue}/automations")["data"]}
         ),

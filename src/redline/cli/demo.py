@@ -54,10 +54,11 @@ def demo(context: CliContext, project: str | None, count: int) -> None:
     """Seed a project with data for every console page.
 
     A deterministic demo: support-agent runs (refunds, order look-ups; good and bad), people in two
-    corrector groups correcting them through a queue rule, a reviewed annotation queue, a dataset, and a
-    reward model trained on their ratings that has scored every run.
+    corrector groups correcting them through a queue rule, a reviewed annotation queue, a dataset, a
+    reward model trained on their ratings that has scored every run, and two experiments running the
+    dataset through the agent's two versions, one reviewed, the two compared.
 
     Running it again adds only what is missing: runs already there are kept, and a part whose rule,
-    queue, dataset or model exists is left as it is.
+    queue, dataset, model or experiment exists is left as it is.
     """
     seed_demo(context, project, count)

@@ -1,5 +1,5 @@
-"""`redline queues list|create|show|add-items|remove-items|automations`: annotation queues from a shell,
-as the local operator.
+"""`redline queues list|create|update|show|progress|agreement|add-items|remove-items|automations`:
+annotation queues from a shell, as the local operator.
 
 The same services as `/v2/annotation-queues`, so items are added once however often they are sent, the
 counts are the queue's own, and a refusal is the API's sentence. A queue is named by its id or, when
@@ -21,20 +21,27 @@ from redline.cli.context import CliContext, as_operator, pass_context, print_tab
 from redline.cli.reviews import key_in
 from redline.db.id_pages import MAX_LIMIT, every_item
 from redline.identity import service as identity
-from redline.identity.service import Actor
+from redline.identity.service import REVIEWER_ROLES, Actor
 from redline.queues.annotation import automations as automations_service
+from redline.queues.annotation import progress
 from redline.queues.annotation import service as queues
 from redline.queues.annotation.items import WHOLE_TRACE
+from redline.queues.annotation.reviewers import is_blind, who_reviews
 from redline.queues.annotation.schemas import (
     MAX_ITEMS_PER_CALL,
     AutomationIn,
     ItemRef,
     QueueChange,
     QueueIn,
+    ReviewersIn,
     when_to_filters,
 )
 from redline.queues.annotation.service import QueueView
-from redline.queues.models import QueueItem, QueueRule
+from redline.queues.models import Queue, QueueItem, QueueRule
+from redline.stats import agreement_words
+from redline.stats.agreement import KeyAgreement, queue_agreement
+from redline.stats.agreement_figures import Alpha
+from redline.stats.agreement_wire import agreement_dict
 
 
 @click.group("queues")
@@ -68,6 +75,86 @@ def find_queue(session: Session, actor: Actor, name_or_id: str) -> QueueView:
 
 def _project_names(session: Session, actor: Actor) -> dict[uuid.UUID, str]:
     return {project.id: project.name for project, _ in identity.visible_projects(session, actor)}
+
+
+def _reviewing_options(command: Any) -> Any:
+    """How a queue is reviewed, for create and update: overlap, hold, blind and who may review."""
+    options = [
+        click.option(
+            "--reviewers-per-item",
+            type=int,
+            help="How many distinct people review each item, 1 to 20 (a new queue: 1).",
+        ),
+        click.option(
+            "--hold-minutes",
+            type=int,
+            help="How many minutes the item a reviewer opens is held for them, 1 to 1440 (a new queue: 10).",
+        ),
+        click.option(
+            "--blind",
+            type=click.Choice(["on", "off", "auto"]),
+            help="Whether reviewers are blind to each other's values; auto (a new queue's): on when more "
+            "than one reviews each item.",
+        ),
+        click.option(
+            "--reviewer",
+            "reviewer_names",
+            multiple=True,
+            help="A user (name or id) who may review; repeat for each.",
+        ),
+        click.option(
+            "--reviewer-group",
+            "reviewer_groups",
+            multiple=True,
+            help="A corrector group (id): those who may correct as it may review; repeat for each.",
+        ),
+        click.option(
+            "--min-reviewer-role",
+            type=click.Choice(REVIEWER_ROLES),
+            help="Users of this reviewer role or above may review.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _reviewing(
+    session: Session,
+    actor: Actor,
+    *,
+    reviewers_per_item: int | None,
+    hold_minutes: int | None,
+    blind: str | None,
+    reviewer_names: tuple[str, ...],
+    reviewer_groups: tuple[str, ...],
+    min_reviewer_role: str | None,
+) -> dict[str, Any]:
+    """The reviewing fields given, as QueueIn and QueueChange take them (none given: none there)."""
+    fields: dict[str, Any] = {}
+    if reviewers_per_item is not None:
+        fields["reviewers_per_item"] = reviewers_per_item
+    if hold_minutes is not None:
+        fields["hold_minutes"] = hold_minutes
+    if blind is not None:
+        fields["blind"] = {"on": True, "off": False, "auto": None}[blind]
+    if reviewer_names or reviewer_groups or min_reviewer_role:
+        fields["reviewers"] = ReviewersIn(
+            principal_ids=[str(identity.find_user(session, actor, name).id) for name in reviewer_names],
+            group_ids=list(reviewer_groups),
+            min_reviewer_role=min_reviewer_role,
+        )
+    return fields
+
+
+def _reviewing_text(session: Session, queue: Queue) -> str:
+    """How the queue is reviewed, in a line: "2 reviewers per item, blind; holds of 10 minutes; …"."""
+    per_item = queue.reviewers_per_item
+    return (
+        f"{per_item} reviewer{'s' if per_item != 1 else ''} per item"
+        f"{', blind' if is_blind(queue) else ''}; holds of {queue.hold_minutes} minutes; "
+        f"reviewed by {who_reviews(session, queue)}"
+    )
 
 
 # ------------------------------------------------------------------------------------------ the queues
@@ -108,15 +195,25 @@ def list_queues(context: CliContext, project: str | None, search: str | None) ->
     help="A human review key (or id) of the project to review with, in order; repeat for each "
     "[default: every key of the project].",
 )
+@_reviewing_options
 @pass_context
 def create_queue(
-    context: CliContext, name: str, project: str, description: str, review_keys: tuple[str, ...]
+    context: CliContext,
+    /,
+    name: str,
+    project: str,
+    description: str,
+    review_keys: tuple[str, ...],
+    **reviewing: Any,
 ) -> None:
     """Make the annotation queue NAME in a project."""
     with as_operator(context) as (session, actor):
         target = identity.find_project(session, actor, project)
+        asked = _reviewing(session, actor, **reviewing)
         view = queues.create_queue(
-            session, actor, QueueIn(display_name=name, description=description, project_id=str(target.id))
+            session,
+            actor,
+            QueueIn(display_name=name, description=description, project_id=str(target.id), **asked),
         )
         if review_keys:
             ids = [str(key_in(session, actor, target, key).id) for key in review_keys]
@@ -124,6 +221,79 @@ def create_queue(
         keys = ", ".join(key.key for key in queues.review_keys(session, view.queue)) or "none yet"
         click.echo(f'Created queue "{view.queue.name}" ({view.queue.id}) in project "{target.name}".')
         click.echo(f"  reviewed with: {keys}")
+        click.echo(f"  {_reviewing_text(session, view.queue)}")
+
+
+@queues_group.command("update")
+@click.argument("queue")
+@click.option("--name", help="A new name.")
+@click.option("--description", help="A new description.")
+@_reviewing_options
+@click.option(
+    "--anyone",
+    is_flag=True,
+    help="Let anyone who may write in the project review again (lifts --reviewer, --reviewer-group and "
+    "--min-reviewer-role).",
+)
+@pass_context
+def update_queue(
+    context: CliContext,
+    /,
+    queue: str,
+    name: str | None,
+    description: str | None,
+    anyone: bool,
+    **reviewing: Any,
+) -> None:
+    """Change QUEUE's name, description or how it is reviewed: only what is given changes. A new number of
+    reviewers per item re-decides which items are fully reviewed."""
+    with as_operator(context) as (session, actor):
+        view = find_queue(session, actor, queue)
+        asked = _reviewing(session, actor, **reviewing)
+        if anyone and "reviewers" in asked:
+            raise click.UsageError("--anyone lifts the reviewers that --reviewer and the like would name.")
+        fields: dict[str, Any] = {**asked}
+        if anyone:
+            fields["reviewers"] = None
+        if name is not None:
+            fields["display_name"] = name
+        if description is not None:
+            fields["description"] = description
+        if not fields:
+            raise click.UsageError("Give at least one thing to change.")
+        after = queues.update_queue(session, actor, view.queue.id, QueueChange(**fields))
+        click.echo(
+            f'Queue "{after.queue.name}" ({after.queue.id}): '
+            f"{after.reviewed_count} of {after.items_count} reviewed."
+        )
+        click.echo(f"  {_reviewing_text(session, after.queue)}")
+
+
+@queues_group.command("progress")
+@click.argument("queue")
+@pass_context
+def queue_progress(context: CliContext, queue: str) -> None:
+    """How far QUEUE (name or id) has come: its items fully reviewed, partly and untouched, then each
+    reviewer's reviewed, held and skipped items."""
+    with as_operator(context, write=False) as (session, actor):
+        view = find_queue(session, actor, queue)
+        found = progress.progress(session, actor, view.queue.id)
+    click.echo(
+        f'Queue "{view.queue.name}": {found.items} items, {found.reviewed} fully reviewed, '
+        f"{found.partly} partly, {found.untouched} untouched ({found.reviewers_per_item} "
+        f"reviewer{'s' if found.reviewers_per_item != 1 else ''} per item); {found.held} held now."
+    )
+    if not found.reviewers:
+        click.echo("Nobody has reviewed, held or skipped an item yet.")
+        return
+    click.echo("")
+    print_table(
+        [
+            (one.name or str(one.principal_id), str(one.reviewed), str(one.held), str(one.skipped))
+            for one in found.reviewers
+        ],
+        ("REVIEWER", "REVIEWED", "HELD", "SKIPPED"),
+    )
 
 
 def _items(session: Session, actor: Actor, queue_id: uuid.UUID, limit: int) -> tuple[list[QueueItem], bool]:
@@ -167,6 +337,7 @@ def show_queue(context: CliContext, queue: str, limit: int) -> None:
         if view.queue.description:
             click.echo(f"  {view.queue.description}")
         click.echo(f"  {view.items_count} items, {view.reviewed_count} reviewed; reviewed with: {keys}")
+        click.echo(f"  {_reviewing_text(session, view.queue)}")
         rows = [
             (
                 str(item.seq),
@@ -188,6 +359,47 @@ def show_queue(context: CliContext, queue: str, limit: int) -> None:
         print_table(rows, ("#", "ITEM", "TRACE", "SPAN", "REVIEWED", "ADDED BY"))
     if more:
         click.echo(f"More items: raise --limit (now {limit}) to see them.", err=True)
+
+
+def _agreement_row(found: KeyAgreement) -> tuple[str, ...]:
+    """A key's figures as the table shows them; "-" where there is none to show."""
+    figures = found.alpha or Alpha(None, None, None)
+    bounds = figures.bounds
+    return (
+        found.review_key.key,
+        found.level or "-",
+        str(found.items) if found.level else "-",
+        str(found.values) if found.level else "-",
+        agreement_words.figure(figures.alpha) if figures.alpha is not None else "-",
+        agreement_words.range_text(*bounds) if bounds else "-",
+        agreement_words.percent(found.share_agreed) if found.share_agreed is not None else "-",
+    )
+
+
+@queues_group.command("agreement")
+@click.argument("queue")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object, as GET …/agreement answers it.")
+@pass_context
+def agreement(context: CliContext, queue: str, as_json: bool) -> None:
+    """How far the reviewers of QUEUE (name or id) agree, per review key: Krippendorff's α with its 95%
+    range, the items and values it rests on, the share of items everyone agreed on, then each key's
+    sentences, κ for each pair of reviewers among them (docs/api-queues-datasets.md)."""
+    with as_operator(context, write=False) as (session, actor):
+        found = queue_agreement(session, actor, find_queue(session, actor, queue).queue.id)
+    if as_json:
+        click.echo(json.dumps(agreement_dict(found), ensure_ascii=False))
+        return
+    if not found.keys:
+        click.echo(f'"{found.queue.name}" is reviewed with no human review: there is nothing to agree on.')
+        return
+    print_table(
+        [_agreement_row(key) for key in found.keys],
+        ("KEY", "METRIC", "ITEMS", "VALUES", "ALPHA", "95% RANGE", "AGREED"),
+    )
+    for key in found.keys:
+        click.echo("")
+        for sentence in key.sentences:
+            click.echo(sentence)
 
 
 # ------------------------------------------------------------------------------------------------ items

@@ -1,8 +1,10 @@
 """Annotation queues, `client.queues`: lists of traces (or spans) waiting for people, the review screen's
-steps through one, and the automations that fill it as runs arrive (docs/api-queues-datasets.md).
+steps through one, how far its reviewers agree, and the automations that fill it as runs arrive
+(docs/api-queues-datasets.md).
 
-The reviews surface (/v2) speaks snake_case and names each object by `_id`. An item is reviewed when
-values are saved on it with `save_review`; those values go to its trace, where every export sees them.
+The reviews surface (/v2) speaks snake_case and names each object by `_id`. An item is reviewed when the
+queue's `reviewers_per_item` people have saved values on it with `save_review` (`next` holds each one's
+item for them); those values go to its trace, where every export sees them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ Dicts = list[dict[str, Any]]
 
 Direction = Literal["current", "next", "previous"]
 QUEUES = "/v2/annotation-queues"
+# "Not passed", where None is a value to send (null: back to the default).
+_UNSET: Any = object()
 
 
 def _list_of(value: Any, what: str) -> list[dict[str, Any]]:
@@ -142,9 +146,35 @@ class Queues:
         params: Params = {"search": search, "updated_by": updated_by, "limit": limit}
         return fetch_page(self._http, QUEUES, params, cursor)
 
-    def create(self, display_name: str, *, project_id: str, description: str = "") -> dict[str, Any]:
-        """A new, empty queue in the project (write role there)."""
-        body = {"display_name": display_name, "description": description, "project_id": project_id}
+    def create(
+        self,
+        display_name: str,
+        *,
+        project_id: str,
+        description: str = "",
+        reviewers_per_item: int | None = None,
+        hold_minutes: int | None = None,
+        blind: bool | None = None,
+        reviewers: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A new, empty queue in the project (write role there). `reviewers_per_item` (1–20, default 1)
+        distinct people review each item; the item a reviewer opens is held for them `hold_minutes`
+        (default 10); `blind` defaults to on when more than one reviews; `reviewers`
+        (`{principal_ids?, group_ids?, min_reviewer_role?}`) names who may review, else anyone who may
+        write in the project."""
+        body = {
+            "display_name": display_name,
+            "description": description,
+            "project_id": project_id,
+            **given(
+                {
+                    "reviewers_per_item": reviewers_per_item,
+                    "hold_minutes": hold_minutes,
+                    "blind": blind,
+                    "reviewers": dict(reviewers) if reviewers is not None else None,
+                }
+            ),
+        }
         return json_object(self._http.request("POST", QUEUES, json=body), "a queue")
 
     def get(self, queue_id: str) -> dict[str, Any]:
@@ -158,18 +188,30 @@ class Queues:
         description: str | None = None,
         project_id: str | None = None,
         human_review_ids: Sequence[str] | None = None,
+        reviewers_per_item: int | None = None,
+        hold_minutes: int | None = None,
+        blind: bool | None = _UNSET,
+        reviewers: Mapping[str, Any] | None = _UNSET,
     ) -> dict[str, Any]:
         """Change the fields passed. `human_review_ids` chooses the review keys the queue offers, in
         order (none chosen: every key of its project). A new `project_id` clears them, and is a
-        ConflictError while the queue holds items or automations."""
+        ConflictError while the queue holds items or automations. A new `reviewers_per_item` re-decides
+        which items are fully reviewed (a ConflictError below what an item already has); `blind=None`
+        and `reviewers=None` go back to their defaults."""
         body = given(
             {
                 "display_name": display_name,
                 "description": description,
                 "project_id": project_id,
                 "human_review_ids": list(human_review_ids) if human_review_ids is not None else None,
+                "reviewers_per_item": reviewers_per_item,
+                "hold_minutes": hold_minutes,
             }
         )
+        if blind is not _UNSET:
+            body["blind"] = blind
+        if reviewers is not _UNSET:
+            body["reviewers"] = dict(reviewers) if reviewers is not None else None
         return json_object(self._http.request("PATCH", self._path(queue_id), json=body), "a queue")
 
     def delete(self, queue_id: str) -> None:
@@ -234,12 +276,47 @@ class Queues:
             self._http.request("GET", self._path(queue_id, "review"), params=params), "a place"
         )
 
+    def next(self, queue_id: str, after_item_id: str | None = None) -> dict[str, Any]:
+        """Hold your next item to review and say where it is: `{item, position, total, reviewed, hold}`,
+        the first item after `after_item_id` (none: from the start) that is not fully reviewed, that you
+        have not reviewed or skipped, and that has a place free of others' holds and reviews. `hold` is
+        `{state, held_until, reviewers_done, held_by_others, reviewers_per_item}`. Past the last such
+        item, `item` and `hold` are None."""
+        params: Params = {"item_id": after_item_id}
+        return json_object(
+            self._http.request("POST", self._path(queue_id, "review", "next"), params=params), "a place"
+        )
+
+    def hold(self, queue_id: str, item_id: str) -> dict[str, Any]:
+        """Hold the item for yourself (or renew your hold), as `next` answers; a ConflictError when it has
+        no place for you (taken by others' holds and reviews) or you skipped it."""
+        path = self._path(queue_id, "items", segment(item_id), "hold")
+        return json_object(self._http.request("POST", path), "a place")
+
+    def skip(self, queue_id: str, item_id: str) -> dict[str, Any]:
+        """Pass the item over: it never comes up in your `next` again (in others' still) and your hold on
+        it goes. Saving a value on it later takes it up again."""
+        path = self._path(queue_id, "items", segment(item_id), "skip")
+        return json_object(self._http.request("POST", path), "a place")
+
+    def progress(self, queue_id: str) -> dict[str, Any]:
+        """How far the queue has come: `items` `{total, reviewed, partly_reviewed, untouched, held}` and,
+        per reviewer, `{principal_id, name, reviewed, held, skipped}`."""
+        return json_object(self._http.request("GET", self._path(queue_id, "progress")), "a progress")
+
     def save_review(self, queue_id: str, item_id: str, values: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Save `[{"key", "value"}]` (keys the queue is reviewed with) on the item's trace or span and
         mark it reviewed by you; answers the item."""
         body = {"values": [dict(value) for value in values]}
         path = self._path(queue_id, "items", segment(item_id), "review")
         return json_object(self._http.request("POST", path, json=body), "an item")
+
+    def agreement(self, queue_id: str) -> dict[str, Any]:
+        """How far the queue's reviewers agree, per review key it is reviewed with: `alpha`
+        (Krippendorff's α, null while too few items have two values or more) with its `range`, the
+        `items` and `values` it rests on, `share_agreed`, κ for each pair of reviewers who share enough
+        items (`pairs`), and the `sentences` that say all this."""
+        return json_object(self._http.request("GET", self._path(queue_id, "agreement")), "an agreement")
 
     def add_to_dataset(self, queue_id: str, item_id: str, dataset_id: str) -> dict[str, Any]:
         """Send the item's trace to a dataset as a datapoint linked to it (`trace_id`); answers the

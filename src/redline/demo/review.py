@@ -21,8 +21,9 @@ from redline.identity.service import Actor
 from redline.queues.annotation import reviewing
 from redline.queues.annotation import service as queues
 from redline.queues.annotation.schemas import ItemRef, QueueChange, QueueIn, ReviewValue
+from redline.reviews import annotate
 from redline.reviews import service as review_keys
-from redline.reviews.schemas import ReviewKeyIn
+from redline.reviews.schemas import ReviewKeyIn, ValueIn
 
 QUEUE = "Refund conversations"
 DESCRIPTION = "Refund, return and damaged-item conversations: was the customer's problem solved?"
@@ -62,7 +63,7 @@ _NOTES_BAD = (
 )
 
 
-def _ensure_keys(session: Session, operator: Actor, project_id: uuid.UUID) -> list[str]:
+def ensure_keys(session: Session, operator: Actor, project_id: uuid.UUID) -> list[str]:
     """The demo's review keys' ids; those the project lacks are made."""
     have = review_keys.by_keys(session, project_id, [key.key for key in KEYS])
     ids = []
@@ -99,7 +100,7 @@ def seed_review_queue(
         _, there = queues.list_queues(session, operator, limit=100, search=QUEUE)
         if any(view.queue.name == QUEUE and view.queue.project_id == project_id for view in there):
             return f'Annotation queue: "{QUEUE}" is already there; left as it is.'
-        key_ids = _ensure_keys(session, operator, project_id)
+        key_ids = ensure_keys(session, operator, project_id)
         queue = queues.create_queue(
             session,
             operator,
@@ -117,7 +118,13 @@ def seed_review_queue(
         for index, (item, run) in enumerate(zip(items[: len(items) - LEFT], chosen, strict=False)):
             first, second = rng.sample(crew.reviewers, 2)
             for reviewer in (first, second) if index < TWICE else (first,):
-                reviewing.save_review(session, reviewer, queue.id, item.id, _values(rng, run))
+                said = _values(rng, run)
+                if reviewer is first:
+                    reviewing.save_review(session, reviewer, queue.id, item.id, said)
+                else:
+                    # The queue asks one reviewer per item: a second opinion goes on the trace itself.
+                    values = [ValueIn(key=value.key, value=value.value) for value in said]
+                    annotate.save_values(session, reviewer, run.id, "", values)
                 reviews += 1
             reviewed += 1
     return (

@@ -7,15 +7,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 
 from redline.db import Database, utcnow
-from redline.demo import dataset, expert, people, review, reward_model, runs
+from redline.demo import dataset, experiments, expert, people, review, reward_model, runs
 from redline.identity import service as identity
 
 # Told each part's sentence as soon as the part is done (the CLI prints it).
 Report = Callable[[str], None]
 
 # How many parts `seed` reports, one sentence each: runs, people, the expert queue, the annotation queue,
-# the dataset and the reward model (the CLI's progress bar counts them).
-PARTS = 6
+# the dataset, the reward model and the experiments (the CLI's progress bar counts them).
+PARTS = 7
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,8 @@ def seed(
         if report is not None:
             report(line)
 
-    made = runs.seed_runs(db, actor, project_id, count=count, now=today() if now is None else now)
+    start = today() if now is None else now
+    made = runs.seed_runs(db, actor, project_id, count=count, now=start)
     done(made.sentence(name))
     crew = people.seed_people(db, actor, project_id)
     done(crew.sentence())
@@ -66,4 +67,5 @@ def seed(
     done(review.seed_review_queue(db, actor, project_id, made.runs, crew))
     done(dataset.seed_dataset(db, actor, project_id, name, made.runs))
     done(reward_model.seed_reward_model(db, actor, project_id, made.runs, crew))
+    done(experiments.seed_experiments(db, actor, project_id, made.runs, crew, start))
     return summary

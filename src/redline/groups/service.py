@@ -32,6 +32,7 @@ from redline.identity.service import (
     REVIEWER_ROLES,
     Actor,
     ProjectRole,
+    principals_in_workspace,
     project_role,
     require_project_role,
     visible_projects,
@@ -413,15 +414,8 @@ def _restriction(session: Session, actor: Actor, asked: AssertableByIn | None) -
         return None
     kept = asked.stored()
     ids = [uuid.UUID(ident) for ident in kept.get("principalIds", [])]
-    known: set[uuid.UUID] = set()
+    known = principals_in_workspace(session, actor.workspace_id, ids)
     for chunk in in_chunks(ids):
-        known.update(
-            session.scalars(
-                select(Principal.id).where(
-                    Principal.id.in_(chunk), Principal.workspace_id == actor.workspace_id
-                )
-            )
-        )
         known.update(
             session.scalars(
                 select(Token.id)

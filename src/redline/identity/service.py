@@ -608,6 +608,20 @@ def remove_member(session: Session, actor: Actor, project_id: uuid.UUID, princip
     session.flush()
 
 
+def principals_in_workspace(
+    session: Session, workspace_id: uuid.UUID, ids: Sequence[uuid.UUID]
+) -> set[uuid.UUID]:
+    """Which of these ids are principals of the workspace, for checking the ids a setting names."""
+    found: set[uuid.UUID] = set()
+    for chunk in in_chunks(list(dict.fromkeys(ids))):
+        found.update(
+            session.scalars(
+                select(Principal.id).where(Principal.id.in_(chunk), Principal.workspace_id == workspace_id)
+            )
+        )
+    return found
+
+
 def principal_names(session: Session, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
     """Names of principals by id, for showing who did something."""
     found: dict[uuid.UUID, str] = {}

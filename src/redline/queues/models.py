@@ -28,7 +28,16 @@ class Queue(Base):
     # Kept in step with its items in the same transaction (queues/annotation/items.py), so "Item 7 of 43, 12
     # reviewed" and the list's counts are one row read, not a count over a 100,000-item queue.
     items_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Items `reviewers_per_item` distinct people have finished (queues/annotation/places.py).
     reviewed_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # How many distinct people review each item, how long the item a reviewer opens is held for them,
+    # and whether reviewers are blind to each other's values (None: on when more than one reviews).
+    reviewers_per_item: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    hold_minutes: Mapped[int] = mapped_column(Integer, default=10, server_default="10")
+    blind: Mapped[bool | None] = mapped_column(Boolean)
+    # Who may review besides having write in the project: {principalIds?, groupIds?, minReviewerRole?},
+    # any one part met is enough; None when anyone who may write in the project may.
+    reviewers: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
     created_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
     updated_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -76,10 +85,44 @@ class QueueItem(Base):
     added_by_rules: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONDocument, nullable=True)
     added_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
     added_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    # The review keys a value was saved for; reviewed once any was.
+    # The review keys a value was saved for, by anyone.
     used_review_key_ids: Mapped[list[str] | None] = mapped_column(JSONDocument, nullable=True)
+    # Set once the queue's `reviewers_per_item` people have finished it: by whom the last, and when.
     reviewed_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
     reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class QueueItemReviewer(Base):
+    """One person's part in one item: holding it, done with it, or passed over it.
+
+    A person who holds or has reviewed an item takes one of its places, `slot` 0 to reviewers_per_item
+    - 1, and the unique key on (item, slot) is what keeps an item from ever having more people than
+    places: two people claiming the last place insert the same slot, and only one insert can win. A hold
+    is live while `held_until` is ahead; an expired one frees its place without anything cleaning it up
+    (the next claimant deletes it, conditionally, before taking the place). A skip takes no place (slot
+    None, which a unique key never compares equal) and keeps the item out of that person's "next".
+    """
+
+    __tablename__ = "queue_item_reviewers"
+    __table_args__ = (
+        UniqueConstraint("item_id", "slot"),
+        # Per-reviewer progress: one grouped read of the queue's rows.
+        Index("ix_queue_item_reviewers_queue_principal", "queue_id", "principal_id", "state"),
+    )
+
+    item_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("queue_items.id", ondelete="CASCADE"), primary_key=True
+    )
+    principal_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("principals.id", ondelete="CASCADE"), primary_key=True
+    )
+    queue_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"))
+    slot: Mapped[int | None] = mapped_column(Integer)
+    # held, reviewed or skipped.
+    state: Mapped[str] = mapped_column(String(16))
+    held_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    skipped_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class QueueRule(Base):

@@ -21,17 +21,34 @@ from redline.annotations.schemas import AnnotationIn
 from redline.console.added_words import added_sentence, unknown_sentence
 from redline.console.areas import Area
 from redline.console.deps import Changer, Db, Viewer
-from redline.console.forms import Refusal, refusal
+from redline.console.forms import Refusal, form_whole, refusal
 from redline.console.nav import Crumb
 from redline.console.notices import see_other
 from redline.console.paging import Cursor, CursorQuery, SearchQuery, id_page_links
+from redline.console.queue_agreement import agreement_rows
 from redline.console.session import SignedIn
 from redline.datasets import service as datasets
 from redline.errors import Invalid, RedlineError
-from redline.identity.service import Actor, holds, visible_projects
-from redline.queues.annotation import navigation, reviewing, screen
+from redline.groups import service as corrector_groups
+from redline.groups.service import GroupFilters
+from redline.identity.members import list_members
+from redline.identity.service import REVIEWER_ROLES, Actor, holds, list_users, visible_projects
+from redline.queues.annotation import navigation, progress, reviewing, screen
 from redline.queues.annotation import service as queues
-from redline.queues.annotation.schemas import QueueChange, QueueIn, ReviewValue
+from redline.queues.annotation.reviewers import (
+    DEFAULT_HOLD_MINUTES,
+    DEFAULT_REVIEWERS_PER_ITEM,
+    is_blind,
+    who_reviews,
+)
+from redline.queues.annotation.schemas import (
+    MAX_HOLD_MINUTES,
+    MAX_REVIEWERS_PER_ITEM,
+    QueueChange,
+    QueueIn,
+    ReviewersIn,
+    ReviewValue,
+)
 from redline.reviews import annotate
 from redline.reviews import service as review_keys
 from redline.reviews.schemas import ValueIn
@@ -45,6 +62,7 @@ ITEMS_PAGE_SIZE = 50
 # The review keys a queue form offers: the service pages them; 200 is its largest page.
 MAX_KEYS_OFFERED = 200
 MAX_DATASETS_OFFERED = 200
+MAX_GROUPS_OFFERED = 200
 
 QUEUES = Crumb("Annotation queues", "/ui/queues")
 AREA = Area("queues", "review")
@@ -92,14 +110,46 @@ def queue_list(request: Request, who: Viewer, db: Db, listed: SearchQuery) -> Re
 # ------------------------------------------------------------------------------------ create and edit
 
 
-def _form_choices(db: Db, actor: Actor) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
-    """Projects the actor may make a queue in, and the human reviews it could be reviewed with."""
+@dataclass(frozen=True)
+class FormChoices:
+    """What the new and edit forms offer: the projects the actor may make a queue in, the human reviews it
+    could be reviewed with, and the people (writers of those projects) and corrector groups who could
+    be named as its reviewers."""
+
+    projects: list[tuple[str, str]]
+    keys: list[dict[str, str]]
+    people: list[tuple[str, str]]
+    groups: list[tuple[str, str]]
+
+
+def _form_choices(db: Db, actor: Actor) -> FormChoices:
     with db.read() as session:
         projects = [
             (str(p.id), p.name) for p, role in visible_projects(session, actor) if holds(role, "write")
         ]
         names = dict(projects)
         keys = review_keys.list_keys(session, actor, project_id=None, limit=MAX_KEYS_OFFERED).items
+        people = sorted(
+            {
+                (str(member.principal.id), member.principal.name)
+                for project_id in names
+                for member in list_members(session, actor, uuid.UUID(project_id))
+                if holds(member.role, "write")
+            }
+            # Workspace admins write in every project, members or not.
+            | {(str(user.id), user.name) for user in list_users(session, actor) if user.workspace_admin},
+            key=lambda person: (person[1].casefold(), person[0]),
+        )
+        found = corrector_groups.list_groups(
+            session, actor, GroupFilters(), limit=MAX_GROUPS_OFFERED, cursor=None
+        ).items
+        groups = [
+            (
+                str(view.group.id),
+                f"{view.group.name} ({corrector_groups.where_it_applies(session, view.group)})",
+            )
+            for view in found
+        ]
     offered = [
         {
             "id": str(k.id),
@@ -110,7 +160,7 @@ def _form_choices(db: Db, actor: Actor) -> tuple[list[tuple[str, str]], list[dic
         for k in sorted(keys, key=lambda k: (str(k.project_id), k.key))
         if str(k.project_id) in names
     ]
-    return projects, offered
+    return FormChoices(projects, offered, people, groups)
 
 
 def _queue_form(
@@ -123,7 +173,7 @@ def _queue_form(
     error: str | None = None,
     status_code: int = 200,
 ) -> Response:
-    projects, offered = _form_choices(db, who.actor)
+    choices = _form_choices(db, who.actor)
     editing = queue_id is not None
     title = f"Edit {values['name']}" if editing else "New annotation queue"
     crumbs = [QUEUES]
@@ -137,8 +187,13 @@ def _queue_form(
         title,
         *crumbs,
         values=values,
-        projects=projects,
-        offered=offered,
+        projects=choices.projects,
+        offered=choices.keys,
+        people=choices.people,
+        groups=choices.groups,
+        roles=REVIEWER_ROLES,
+        most_per_item=MAX_REVIEWERS_PER_ITEM,
+        most_minutes=MAX_HOLD_MINUTES,
         queue_id=queue_id,
         error=error,
         status_code=status_code,
@@ -152,6 +207,49 @@ class QueueForm(BaseModel):
     description: str = ""
     project_id: str = ""
     human_review_ids: list[str] = []
+    reviewers_per_item: str = "1"
+    hold_minutes: str = "10"
+    # auto (on when more than one reviews each item), on or off.
+    blind: str = "auto"
+    reviewer_ids: list[str] = []
+    reviewer_group_ids: list[str] = []
+    min_reviewer_role: str = ""
+
+    def reviewing(self) -> dict[str, Any]:
+        """How the queue is to be reviewed, as QueueIn and QueueChange take it."""
+        per_item = form_whole(self.reviewers_per_item, "reviewers_per_item", "Reviewers per item")
+        minutes = form_whole(self.hold_minutes, "hold_minutes", "Hold for (minutes)")
+        named = bool(self.reviewer_ids or self.reviewer_group_ids or self.min_reviewer_role)
+        return {
+            "reviewers_per_item": per_item if per_item is not None else DEFAULT_REVIEWERS_PER_ITEM,
+            "hold_minutes": minutes if minutes is not None else DEFAULT_HOLD_MINUTES,
+            "blind": {"on": True, "off": False}.get(self.blind),
+            "reviewers": ReviewersIn(
+                principal_ids=self.reviewer_ids,
+                group_ids=self.reviewer_group_ids,
+                min_reviewer_role=self.min_reviewer_role or None,
+            )
+            if named
+            else None,
+        }
+
+
+def _form_values(view: queues.QueueView) -> dict[str, Any]:
+    """The edit form's fields as the queue has them now."""
+    queue = view.queue
+    named = queue.reviewers or {}
+    return {
+        "name": queue.name,
+        "description": queue.description,
+        "project_id": str(queue.project_id or ""),
+        "human_review_ids": view.review_key_ids,
+        "reviewers_per_item": str(queue.reviewers_per_item),
+        "hold_minutes": str(queue.hold_minutes),
+        "blind": "auto" if queue.blind is None else ("on" if queue.blind else "off"),
+        "reviewer_ids": list(named.get("principalIds", [])),
+        "reviewer_group_ids": list(named.get("groupIds", [])),
+        "min_reviewer_role": named.get("minReviewerRole") or "",
+    }
 
 
 @router.get("/queues/new")
@@ -164,7 +262,10 @@ def create_queue(request: Request, who: Changer, db: Db, form: Annotated[QueueFo
     chosen = form.human_review_ids
     try:
         body = QueueIn(
-            display_name=form.name.strip(), description=form.description, project_id=form.project_id
+            display_name=form.name.strip(),
+            description=form.description,
+            project_id=form.project_id,
+            **form.reviewing(),
         )
         with db.write() as session:
             made = queues.create_queue(session, who.actor, body)
@@ -180,13 +281,7 @@ def create_queue(request: Request, who: Changer, db: Db, form: Annotated[QueueFo
 def edit_queue_form(request: Request, queue_id: str, who: Viewer, db: Db) -> Response:
     with db.read() as session:
         view = queues.get_queue(session, who.actor, _queue_id(who.actor, queue_id), "write")
-    values = {
-        "name": view.queue.name,
-        "description": view.queue.description,
-        "project_id": str(view.queue.project_id or ""),
-        "human_review_ids": view.review_key_ids,
-    }
-    return _queue_form(request, who, db, values=values, queue_id=queue_id)
+    return _queue_form(request, who, db, values=_form_values(view), queue_id=queue_id)
 
 
 @router.post("/queues/{queue_id}/edit")
@@ -200,6 +295,7 @@ def edit_queue(
             description=form.description,
             human_review_ids=form.human_review_ids,
             project_id=form.project_id or None,
+            **form.reviewing(),
         )
         with db.write() as session:
             queues.update_queue(session, who.actor, ident, change)
@@ -301,6 +397,9 @@ def _queue_page(
         rows = screen.item_rows(session, found.items)
         keys = queues.review_keys(session, view.queue)
         can_write = screen.may_write(session, who.actor, view.queue)
+        so_far = progress.progress(session, who.actor, ident)
+        agreement = agreement_rows(session, who.actor, ident)
+        reviewers_words = who_reviews(session, view.queue)
     return AREA.page(
         request,
         who,
@@ -312,6 +411,10 @@ def _queue_page(
         rows=rows,
         keys=keys,
         can_write=can_write,
+        progress=so_far,
+        agreement=agreement,
+        blind=is_blind(view.queue),
+        who_reviews=reviewers_words,
         error=error,
         notice=notice,
         traces_text=traces_text,
@@ -398,16 +501,26 @@ def review_screen(
     item: str | None = None,
     go: Literal["next", "previous"] | None = None,
     unreviewed: bool = False,
-    edge: Literal["first", "last"] | None = None,
+    edge: Literal["first", "last", "done"] | None = None,
 ) -> Response:
-    """The review screen of one item. Without an item it starts at the first unreviewed one; `go` steps
-    to the next or previous item and redirects to its address, so the address always names the item on
-    screen and a reload stays on it."""
+    """The review screen of one item, held for the reviewer who opens it while a place is free. Without
+    an item it starts at the reviewer's next (the first item they could take a place in), else at the
+    first unreviewed one; `go` steps to the next or previous item (with `unreviewed`, the reviewer's
+    next) and redirects to its address, so the address always names the item on screen and a reload
+    stays on it."""
     ident = _queue_id(who.actor, queue_id)
     item_id = _item_id(who.actor, item) if item is not None else None
     base = f"/ui/queues/{queue_id}/review"
     keep = "&unreviewed=1" if unreviewed else ""
     if item_id is None or go is not None:
+        reviewer, mine = False, None
+        if go != "previous" and (item_id is None or unreviewed):
+            with db.write() as session:
+                reviewer, mine = navigation.next_for_reviewer(session, who.actor, ident, item_id)
+        if mine is not None:
+            return RedirectResponse(f"{base}?item={mine.id}{keep}", status_code=303)
+        if reviewer and item_id is not None:
+            return RedirectResponse(f"{base}?item={item_id}{keep}&edge=done", status_code=303)
         with db.read() as session:
             if item_id is None:
                 place = navigation.step(session, who.actor, ident, direction="next", unreviewed_only=True)
@@ -419,10 +532,14 @@ def review_screen(
                     session, who.actor, ident, item_id=item_id, direction=go, unreviewed_only=unreviewed
                 )
         if place.item is not None:
-            return RedirectResponse(f"{base}?item={place.item.id}{keep}", status_code=303)
+            done = "&edge=done" if reviewer else ""
+            return RedirectResponse(f"{base}?item={place.item.id}{keep}{done}", status_code=303)
         if item_id is not None:
             reached = "last" if go == "next" else "first"
             return RedirectResponse(f"{base}?item={item_id}{keep}&edge={reached}", status_code=303)
+    if item_id is not None:
+        with db.write() as session:
+            navigation.open_item(session, who.actor, ident, item_id)
     with db.read() as session:
         on_screen = screen.item_screen(session, who.actor, ident, item_id)
         dataset_choices: list[tuple[str, str]] = []
@@ -456,9 +573,26 @@ def review_screen(
         here=here,
         datasets=dataset_choices,
         save_base=f"/ui/queues/{queue_id}/items/{current.id}" if current is not None else "",
+        skip_url=f"/ui/queues/{queue_id}/items/{current.id}/skip{'?unreviewed=1' if unreviewed else ''}"
+        if current is not None
+        else "",
         numbered_key=next((key.key for key in shown_keys if key.type == "categorical"), None),
         num=number_text,
     )
+
+
+@router.post("/queues/{queue_id}/items/{item_id}/skip")
+def skip_item(queue_id: str, item_id: str, who: Changer, db: Db, unreviewed: bool = False) -> Response:
+    """Pass the item over (it leaves the reviewer's next, their hold goes) and go on to their next."""
+    q, i = _queue_id(who.actor, queue_id), _item_id(who.actor, item_id)
+    base = f"/ui/queues/{queue_id}/review"
+    keep = "&unreviewed=1" if unreviewed else ""
+    with db.write() as session:
+        navigation.skip_item(session, who.actor, q, i)
+        _, mine = navigation.next_for_reviewer(session, who.actor, q, i)
+    if mine is not None:
+        return RedirectResponse(f"{base}?item={mine.id}{keep}", status_code=303)
+    return RedirectResponse(f"{base}?item={item_id}{keep}&edge=done", status_code=303)
 
 
 # ------------------------------------------------------------------------------------- in-place saves
@@ -506,7 +640,8 @@ def _answer(session: Any, who: SignedIn, queue_id: uuid.UUID, **fields: Any) -> 
 
 @router.post("/queues/{queue_id}/items/{item_id}/review")
 def save_review(queue_id: str, item_id: str, body: ReviewSave, who: Changer, db: Db) -> Response:
-    """Selecting a value saves it at once and marks the item reviewed (annotation-queues.txt)."""
+    """Selecting a value saves it at once, renews the reviewer's hold, and marks the item reviewed once
+    its reviewers are done (with one reviewer per item, at once: annotation-queues.txt)."""
     q, i = _queue_id(who.actor, queue_id), _item_id(who.actor, item_id)
     with db.write() as session:
         if body.value is None or body.value == []:
@@ -515,8 +650,8 @@ def save_review(queue_id: str, item_id: str, body: ReviewSave, who: Changer, db:
             if found.trace_id is not None:
                 annotate.remove_values(session, who.actor, found.trace_id, found.span_key, keys=[body.key])
             return _answer(session, who, q, value=None, item_reviewed=found.reviewed_at is not None)
-        reviewing.save_review(session, who.actor, q, i, [ReviewValue(key=body.key, value=body.value)])
-        return _answer(session, who, q, value=body.value, item_reviewed=True)
+        saved = reviewing.save_review(session, who.actor, q, i, [ReviewValue(key=body.key, value=body.value)])
+        return _answer(session, who, q, value=body.value, item_reviewed=saved.reviewed_at is not None)
 
 
 @router.post("/queues/{queue_id}/items/{item_id}/comment")

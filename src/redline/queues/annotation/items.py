@@ -108,23 +108,6 @@ def delete_items(session: Session, queue_id: uuid.UUID, where: ColumnElement[boo
     return int(gone)
 
 
-def mark_reviewed(session: Session, item: QueueItem, by: uuid.UUID | None, key_ids: Sequence[str]) -> None:
-    """The item was reviewed (again) by `by`, with values for these review keys; the queue counts it
-    once, however many times it is reviewed. The item's row is locked first, so two reviewers saving at
-    once count it once."""
-    session.execute(select(QueueItem.id).where(QueueItem.id == item.id).with_for_update())
-    session.refresh(item)
-    if item.reviewed_at is None:
-        session.execute(
-            update(Queue).where(Queue.id == item.queue_id).values(reviewed_count=Queue.reviewed_count + 1)
-        )
-    used = list(item.used_review_key_ids or [])
-    used.extend(key_id for key_id in key_ids if key_id not in used)
-    item.used_review_key_ids = used
-    item.reviewed_by = by
-    item.reviewed_at = utcnow()
-
-
 def recount(session: Session, queue_id: uuid.UUID) -> None:
     """Set the queue's counts from its items: for whatever removed items without `delete_items`."""
     items, reviewed = session.execute(

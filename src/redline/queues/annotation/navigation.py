@@ -17,7 +17,11 @@ from typing import Literal
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
+from redline.errors import Conflict
 from redline.identity.service import Actor
+from redline.queues.annotation import places
+from redline.queues.annotation.places import Standing
+from redline.queues.annotation.reviewers import require_reviewer, reviews_queue
 from redline.queues.annotation.service import item_of, queue_for
 from redline.queues.models import Queue, QueueItem
 
@@ -103,3 +107,81 @@ def step(
     if direction == "current":
         return place_of(session, queue, here)
     return place_of(session, queue, _neighbour(session, queue, here.seq, direction, unreviewed_only))
+
+
+# ------------------------------------------------------------------------------- a reviewer's own places
+
+
+@dataclass(frozen=True)
+class Held:
+    """Where a reviewer is, and their part in the item there (None past the end)."""
+
+    place: Place
+    standing: Standing | None
+
+
+def _reviewing(session: Session, actor: Actor, queue_id: uuid.UUID) -> Queue:
+    """The queue, for an actor who may review it: write in its project, and one of its reviewers."""
+    queue = queue_for(session, actor, queue_id, "write")
+    require_reviewer(session, actor, queue)
+    return queue
+
+
+def take_next(
+    session: Session, actor: Actor, queue_id: uuid.UUID, *, item_id: uuid.UUID | None = None
+) -> Held:
+    """The reviewer's next item after `item_id` (none: from the queue's start), held for them: the first
+    they have not reviewed or skipped, not fully reviewed, with a place free of others' holds and
+    reviews. Past the last such item the place's item is None."""
+    queue = _reviewing(session, actor, queue_id)
+    after = item_of(session, actor, queue, item_id).seq if item_id is not None else None
+    item = places.claim_next(session, actor, queue, after)
+    place = place_of(session, queue, item)
+    return Held(place, places.standing(session, actor, item, queue.reviewers_per_item) if item else None)
+
+
+def hold_item(session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID) -> Held:
+    """Hold this item for the reviewer (renew their hold), refused (409) when it has no place for them:
+    all taken by others, or skipped by them (saving a value takes a skipped item up again)."""
+    queue = _reviewing(session, actor, queue_id)
+    item = item_of(session, actor, queue, item_id)
+    standing = places.hold(session, actor, queue, item)
+    if standing.mine == places.SKIPPED:
+        raise Conflict(
+            "You skipped this item: save a value on it to review it after all.",
+            code="annotation-item-skipped",
+        )
+    if standing.mine not in (places.HELD, places.REVIEWED):
+        raise places.no_place(standing.places)
+    return Held(place_of(session, queue, item), standing)
+
+
+def skip_item(session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID) -> Held:
+    """The reviewer passes this item over: it leaves their "next" (not the others'), their hold goes."""
+    queue = _reviewing(session, actor, queue_id)
+    item = item_of(session, actor, queue, item_id)
+    standing = places.skip(session, actor, queue, item)
+    return Held(place_of(session, queue, item), standing)
+
+
+# ------------------------------------------------------------------------------ the console's review screen
+
+
+def open_item(session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID) -> None:
+    """The review screen opened on an item: held for the actor if they may review the queue and a place
+    is free; otherwise nothing happens (the screen says where the item stands)."""
+    queue = queue_for(session, actor, queue_id, "read")
+    if reviews_queue(session, actor, queue):
+        places.hold(session, actor, queue, item_of(session, actor, queue, item_id))
+
+
+def next_for_reviewer(
+    session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID | None = None
+) -> tuple[bool, QueueItem | None]:
+    """Whether the actor may review the queue, and if so their next item after `item_id`, held for them
+    (`take_next`; None when nothing is left for them)."""
+    queue = queue_for(session, actor, queue_id, "read")
+    if not reviews_queue(session, actor, queue):
+        return False, None
+    after = item_of(session, actor, queue, item_id).seq if item_id is not None else None
+    return True, places.claim_next(session, actor, queue, after)

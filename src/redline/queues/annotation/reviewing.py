@@ -17,7 +17,8 @@ from redline.datasets import service as datasets
 from redline.datasets.models import Datapoint
 from redline.errors import Invalid
 from redline.identity.service import Actor
-from redline.queues.annotation.items import mark_reviewed
+from redline.queues.annotation import places
+from redline.queues.annotation.reviewers import require_reviewer
 from redline.queues.annotation.schemas import ReviewValue
 from redline.queues.annotation.service import item_of, queue_for, review_keys
 from redline.queues.models import QueueItem
@@ -38,20 +39,25 @@ def _trace_of(item: QueueItem) -> uuid.UUID:
 def save_review(
     session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uuid.UUID, values: Sequence[ReviewValue]
 ) -> QueueItem:
-    """Save values for the queue's review keys on the item's trace (or span) and mark it reviewed by the
-    caller, adding the keys used to `used_review_key_ids`. Takes write access to the queue's project,
-    as annotating its traces does. A key the queue isn't reviewed with is not found, as the document's
-    sentence has it."""
+    """Save values for the queue's review keys on the item's trace (or span) as one of its reviewers,
+    adding the keys used to `used_review_key_ids`. Takes write access to the queue's project, as
+    annotating its traces does, and a place in the item (`places`): the caller's own (held or reviewed),
+    else a free one, else the save is refused (409). A key the queue isn't reviewed with is not found, as
+    the document's sentence has it. The item is reviewed once the queue's `reviewers_per_item` people
+    are done with it."""
     queue = queue_for(session, actor, queue_id, "write")
     item = item_of(session, actor, queue, item_id)
     trace_id = _trace_of(item)
-    offered = {review_key.key: review_key for review_key in review_keys(session, queue)}
+    require_reviewer(session, actor, queue)
+    asked = review_keys(session, queue)
+    offered = {review_key.key: review_key for review_key in asked}
     keys = []
     for value in values:
         review_key = offered.get(value.key)
         if review_key is None:
             raise key_not_found(actor, value.key)
         keys.append(review_key)
+    held = places.take_for_saving(session, actor, queue, item)
     # The reviews service checks each value against its key and writes it (one per reviewer per key).
     save_values(
         session,
@@ -60,7 +66,15 @@ def save_review(
         item.span_key,
         [ValueIn(key=value.key, value=value.value) for value in values],
     )
-    mark_reviewed(session, item, actor.principal_id, [str(review_key.id) for review_key in keys])
+    places.after_saving(
+        session,
+        actor,
+        queue,
+        item,
+        held,
+        [str(review_key.id) for review_key in keys],
+        [review_key.key for review_key in asked],
+    )
     session.flush()
     return item
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
@@ -25,8 +25,10 @@ from redline.db import in_chunks
 from redline.identity.models import Project
 from redline.identity.service import Actor, holds, principal_names, project_role
 from redline.queues.annotation.navigation import Place, step
+from redline.queues.annotation.places import REVIEWED, Standing, standing
+from redline.queues.annotation.reviewers import reviews_queue
 from redline.queues.annotation.service import queue_for, review_keys
-from redline.queues.models import Queue, QueueItem
+from redline.queues.models import Queue, QueueItem, QueueItemReviewer
 from redline.reviews.models import ReviewKey
 from redline.reviews.said import Said, own_value, said_about
 from redline.traces.attributes import (
@@ -91,6 +93,10 @@ class ItemScreen:
     others: list[Said] = field(default_factory=list)
     evaluations: list[Said] = field(default_factory=list)
     comments: list[Annotation] = field(default_factory=list)
+    # Whether the actor may review the queue (write, and one of its reviewers), and where the item on
+    # screen stands for them: their own part, and its places done and held by others.
+    can_review: bool = False
+    standing: Standing | None = None
 
 
 def may_write(session: Session, actor: Actor, queue: Queue) -> bool:
@@ -109,6 +115,9 @@ def item_screen(session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uu
     queue = queue_for(session, actor, queue_id, "read")
     screen = ItemScreen(queue, place, may_write(session, actor, queue), review_keys(session, queue))
     item = place.item
+    if item is not None:
+        screen.can_review = reviews_queue(session, actor, queue)
+        screen.standing = standing(session, actor, item, queue.reviewers_per_item)
     if item is None or item.trace_id is None:
         return screen
     trace = session.get(Trace, item.trace_id)
@@ -244,15 +253,26 @@ def _task(trace: Trace, agent_name: str | None, spans: Sequence[Span]) -> list[t
 
 @dataclass(frozen=True)
 class ItemRow:
-    """One line of a queue's page: the item, its trace's title and who reviewed it."""
+    """One line of a queue's page: the item, its trace's title, who reviewed it (the last of its
+    reviewers) and how many of its reviewers are done."""
 
     item: QueueItem
     title: str | None
     reviewer: str | None
+    reviewers_done: int = 0
 
 
 def item_rows(session: Session, items: Sequence[QueueItem]) -> list[ItemRow]:
-    """A page of items with their traces' titles and reviewers' names, in two queries for the page."""
+    """A page of items with their traces' titles, reviewers' names and how many people are done with
+    each, in three queries for the page."""
+    done: dict[uuid.UUID, int] = {}
+    for chunk in in_chunks([item.id for item in items]):
+        for item_id, count in session.execute(
+            select(QueueItemReviewer.item_id, func.count())
+            .where(QueueItemReviewer.item_id.in_(chunk), QueueItemReviewer.state == REVIEWED)
+            .group_by(QueueItemReviewer.item_id)
+        ):
+            done[item_id] = count
     trace_ids = [item.trace_id for item in items if item.trace_id is not None]
     titles: dict[uuid.UUID, str | None] = {}
     for chunk in in_chunks(trace_ids):
@@ -266,6 +286,7 @@ def item_rows(session: Session, items: Sequence[QueueItem]) -> list[ItemRow]:
             item,
             titles.get(item.trace_id) if item.trace_id else None,
             names.get(item.reviewed_by) if item.reviewed_by else None,
+            done.get(item.id, 0),
         )
         for item in items
     ]

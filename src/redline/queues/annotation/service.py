@@ -18,6 +18,7 @@ from redline.db import in_chunks, new_id, parse_id, utcnow
 from redline.db.id_pages import IdPage, id_page, named_and_updated_by
 from redline.errors import Conflict, Forbidden, Invalid, NotFound, not_in_workspace
 from redline.identity.service import Actor, ProjectRole, require_project_role, visible_projects, wire_project
+from redline.queues.annotation import places, reviewers
 from redline.queues.annotation.items import WHOLE_TRACE, delete_items, insert_items, touch_queue
 from redline.queues.annotation.schemas import ItemRef, QueueChange, QueueIn
 from redline.queues.models import Queue, QueueItem, QueueReviewKey, QueueRule
@@ -169,6 +170,14 @@ def create_queue(session: Session, actor: Actor, body: QueueIn) -> QueueView:
         kind=ANNOTATION,
         name=body.display_name,
         description=body.description,
+        reviewers_per_item=reviewers.DEFAULT_REVIEWERS_PER_ITEM
+        if body.reviewers_per_item is None
+        else reviewers.checked_reviewers_per_item(body.reviewers_per_item),
+        hold_minutes=reviewers.DEFAULT_HOLD_MINUTES
+        if body.hold_minutes is None
+        else reviewers.checked_hold_minutes(body.hold_minutes),
+        blind=body.blind,
+        reviewers=reviewers.stored_reviewers(session, actor, project.id, body.reviewers),
         created_by=actor.principal_id,
         updated_by=actor.principal_id,
         created_at=now,
@@ -239,10 +248,27 @@ def update_queue(session: Session, actor: Actor, queue_id: uuid.UUID, change: Qu
         session.execute(delete(QueueReviewKey).where(QueueReviewKey.queue_id == queue.id))
     if "human_review_ids" in sent and change.human_review_ids is not None:
         _set_review_keys(session, queue, change.human_review_ids)
+    _change_reviewing(session, actor, queue, change)
     queue.updated_at = utcnow()
     queue.updated_by = actor.principal_id
     session.flush()
     return view(session, queue)
+
+
+def _change_reviewing(session: Session, actor: Actor, queue: Queue, change: QueueChange) -> None:
+    """The overlap settings sent: `blind` and `reviewers` sent as null go back to their defaults; a new
+    number of reviewers per item re-decides which items are fully reviewed (`places.change_places`)."""
+    sent = change.model_fields_set
+    if "hold_minutes" in sent and change.hold_minutes is not None:
+        queue.hold_minutes = reviewers.checked_hold_minutes(change.hold_minutes)
+    if "blind" in sent:
+        queue.blind = change.blind
+    if "reviewers" in sent:
+        queue.reviewers = reviewers.stored_reviewers(session, actor, queue.project_id, change.reviewers)
+    if "reviewers_per_item" in sent and change.reviewers_per_item is not None:
+        wanted = reviewers.checked_reviewers_per_item(change.reviewers_per_item)
+        if wanted != queue.reviewers_per_item:
+            places.change_places(session, queue, wanted)
 
 
 def delete_queue(session: Session, actor: Actor, queue_id: uuid.UUID) -> None:

@@ -1,20 +1,31 @@
 """The review screen's engine over HTTP (Redline's own routes beside the SDK's): where a reviewer is in a
-queue, stepping to the next or previous item, saving review values and sending a trace to a dataset."""
+queue, stepping to the next or previous item, holding the next item for oneself (several reviewers per
+item), holding or skipping one, saving review values, sending a trace to a dataset, and how far the
+queue and each of its reviewers have come."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends
+from sqlalchemy.orm import Session
 
 from redline.datasets.wire import datapoint_dict
 from redline.db import Database
 from redline.identity.service import Actor
-from redline.queues.annotation import navigation, reviewing
+from redline.queues.annotation import navigation, progress, reviewing
 from redline.queues.annotation.schemas import AddToDatasetIn, ReviewIn
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
-from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, item_dict, place_dict
+from redline.surfaces.reviews.queue_wire import (
+    REVIEWS_ERROR_RESPONSES,
+    held_dict,
+    item_dict,
+    place_dict,
+    progress_dict,
+)
 from redline.surfaces.reviews.wire import wire_id
 
 router = APIRouter(
@@ -49,6 +60,65 @@ def review_place(
             unreviewed_only=unreviewed,
         )
         answer = place_dict(place, actor.workspace_id)
+    return JSONBody(answer)
+
+
+@router.post(
+    "/{annotation_queue_id}/review/next",
+    summary="Hold the caller's next item to review (after item_id) and answer where it is",
+)
+def take_next(
+    annotation_queue_id: str, actor: ActorDep, db: DatabaseDep, item_id: str | None = None
+) -> JSONBody:
+    with db.write() as session:
+        held = navigation.take_next(
+            session,
+            actor,
+            wire_id(annotation_queue_id, QUEUE),
+            item_id=wire_id(item_id, ITEM) if item_id is not None else None,
+        )
+        answer = held_dict(held, actor.workspace_id)
+    return JSONBody(answer)
+
+
+@router.post(
+    "/{annotation_queue_id}/items/{item_id}/hold",
+    summary="Hold an item for the caller (or renew the hold); 409 when it has no place for them",
+)
+def hold_item(annotation_queue_id: str, item_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    return _on_item(navigation.hold_item, annotation_queue_id, item_id, actor, db)
+
+
+@router.post(
+    "/{annotation_queue_id}/items/{item_id}/skip",
+    summary="Pass an item over: it leaves the caller's next, and their hold on it goes",
+)
+def skip_item(annotation_queue_id: str, item_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    return _on_item(navigation.skip_item, annotation_queue_id, item_id, actor, db)
+
+
+def _on_item(
+    work: Callable[[Session, Actor, uuid.UUID, uuid.UUID], navigation.Held],
+    annotation_queue_id: str,
+    item_id: str,
+    actor: Actor,
+    db: Database,
+) -> JSONBody:
+    """A reviewer's hold or skip of one item, in one write transaction; answered as `review/next` is."""
+    with db.write() as session:
+        held = work(session, actor, wire_id(annotation_queue_id, QUEUE), wire_id(item_id, ITEM))
+        answer = held_dict(held, actor.workspace_id)
+    return JSONBody(answer)
+
+
+@router.get(
+    "/{annotation_queue_id}/progress",
+    summary="Items fully reviewed, partly and untouched, and each reviewer's reviewed, held and skipped",
+)
+def queue_progress(annotation_queue_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.read() as session:
+        ident = wire_id(annotation_queue_id, QUEUE)
+        answer = progress_dict(ident, progress.progress(session, actor, ident))
     return JSONBody(answer)
 
 

@@ -10,7 +10,10 @@ from pydantic import BaseModel
 
 from redline.jsonio import iso
 from redline.queues.annotation.items import WHOLE_TRACE
-from redline.queues.annotation.navigation import Place
+from redline.queues.annotation.navigation import Held, Place
+from redline.queues.annotation.places import Standing
+from redline.queues.annotation.progress import QueueProgress
+from redline.queues.annotation.reviewers import is_blind, reviewers_wire
 from redline.queues.annotation.schemas import when_to_filters
 from redline.queues.annotation.service import QueueView
 from redline.queues.models import QueueItem, QueueRule
@@ -49,6 +52,10 @@ def queue_dict(view: QueueView, workspace_id: object) -> dict[str, Any]:
         "workspace_id": str(workspace_id),
         "human_review_ids": view.review_key_ids,
         "metadata": {"items_count": view.items_count, "reviewed_count": view.reviewed_count},
+        "reviewers_per_item": queue.reviewers_per_item,
+        "hold_minutes": queue.hold_minutes,
+        "blind": is_blind(queue),
+        "reviewers": reviewers_wire(queue.reviewers),
         "created": iso(queue.created_at),
         "updated": iso(queue.updated_at),
     }
@@ -96,6 +103,50 @@ def place_dict(place: Place, workspace_id: object) -> dict[str, Any]:
         "position": place.position,
         "total": place.total,
         "reviewed": place.reviewed,
+    }
+
+
+def held_dict(held: Held, workspace_id: object) -> dict[str, Any]:
+    """A place, with the caller's part in its item as `hold` (null past the end)."""
+    return {
+        **place_dict(held.place, workspace_id),
+        "hold": standing_dict(held.standing) if held.standing is not None else None,
+    }
+
+
+def standing_dict(standing: Standing) -> dict[str, Any]:
+    """The caller's part in an item (`held`, `reviewed`, `skipped`, or null), until when they hold it, and
+    how many of its places are done or held by others."""
+    return {
+        "state": standing.mine,
+        "held_until": iso(standing.held_until),
+        "reviewers_done": standing.done,
+        "held_by_others": standing.held_by_others,
+        "reviewers_per_item": standing.places,
+    }
+
+
+def progress_dict(queue_id: object, progress: QueueProgress) -> dict[str, Any]:
+    return {
+        "annotation_queue_id": str(queue_id),
+        "reviewers_per_item": progress.reviewers_per_item,
+        "items": {
+            "total": progress.items,
+            "reviewed": progress.reviewed,
+            "partly_reviewed": progress.partly,
+            "untouched": progress.untouched,
+            "held": progress.held,
+        },
+        "reviewers": [
+            {
+                "principal_id": str(one.principal_id),
+                "name": one.name,
+                "reviewed": one.reviewed,
+                "held": one.held,
+                "skipped": one.skipped,
+            }
+            for one in progress.reviewers
+        ],
     }
 
 

@@ -13,6 +13,8 @@ from redline.db import Database
 from redline.identity.service import Actor
 from redline.queues.annotation import service as queues
 from redline.queues.annotation.schemas import ItemsIn, QueueChange, QueueIn, SpanIdsIn
+from redline.stats.agreement import queue_agreement
+from redline.stats.agreement_wire import agreement_dict
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, item_dict, queue_dict
@@ -59,6 +61,17 @@ def get_queue(annotation_queue_id: str, actor: ActorDep, db: DatabaseDep) -> JSO
     with db.read() as session:
         view = queues.get_queue(session, actor, wire_id(annotation_queue_id, QUEUE))
         answer = queue_dict(view, actor.workspace_id)
+    return JSONBody(answer)
+
+
+@router.get(
+    "/{annotation_queue_id}/agreement",
+    summary="How far the queue's reviewers agree, per review key: Krippendorff's α with its range, "
+    "Cohen's κ per pair of reviewers, the share of items everyone agreed on, and their sentences",
+)
+def get_agreement(annotation_queue_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    with db.read() as session:
+        answer = agreement_dict(queue_agreement(session, actor, wire_id(annotation_queue_id, QUEUE)))
     return JSONBody(answer)
 
 

@@ -1,0 +1,161 @@
+"""How far an annotation queue's reviewers agree, per review key the queue is reviewed with: Krippendorff's
+α with its 95% bootstrap range over items, the share of items everyone agreed on, and Cohen's κ for each
+pair of reviewers who share enough items, each with the sentence that says it (`agreement_words.py`).
+
+The store counts (`agreement_counts.py`: one grouped statement for the whole queue), numpy computes
+(`agreement_maths.py`). Readers of the queue's project may read it, as they read the queue.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from redline.db import in_chunks
+from redline.identity.models import Principal
+from redline.identity.service import Actor
+from redline.queues.annotation.service import queue_for, review_keys
+from redline.queues.models import Queue
+from redline.reviews.models import ReviewKey
+from redline.stats import agreement_words as words
+from redline.stats.agreement_counts import Reviewer, Said, value_patterns
+from redline.stats.agreement_figures import Alpha, Level
+
+
+def level_of(review_key: ReviewKey) -> Level | None:
+    """The metric that fits the key's type; None for text, which has none."""
+    if review_key.type == "range":
+        return "interval"
+    if review_key.type == "categorical":
+        return "jaccard" if review_key.multiple else "nominal"
+    return None
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Two reviewers who share enough items under one key, and their κ (None: not told from chance)."""
+
+    a: Reviewer
+    b: Reviewer
+    shared_items: int
+    kappa: float | None
+    sentence: str
+
+
+@dataclass(frozen=True)
+class KeyAgreement:
+    """One review key's agreement. `items` and `values` are those α rests on (items with two values or
+    more); `alpha` and `share_agreed` are None while there are too few of them, and for a text key,
+    which has no measure (`level` None)."""
+
+    review_key: ReviewKey
+    level: Level | None
+    items: int
+    values: int
+    alpha: Alpha | None
+    share_agreed: float | None
+    pairs: list[PairAgreement]
+    pairs_with_too_few: int
+    sentences: list[str]
+
+
+@dataclass(frozen=True)
+class QueueAgreement:
+    queue: Queue
+    keys: list[KeyAgreement]
+
+
+def _name(reviewer: Reviewer) -> str:
+    name = reviewer.name or "someone since removed"
+    return f"{name} ({reviewer.identity_id})" if reviewer.identity_id else name
+
+
+def _order(reviewer: Reviewer) -> tuple[str, str, str]:
+    return (str(reviewer.author_id or ""), reviewer.name or "", reviewer.identity_id or "")
+
+
+def _named(session: Session, found: list[Said]) -> list[Said]:
+    """The values with each principal's name as it is now: one look-up for the few people there are."""
+    people = {reviewer for said in found for reviewer, _ in said.said}
+    ids = sorted((reviewer.author_id for reviewer in people if reviewer.author_id), key=str)
+    names: dict[uuid.UUID, str] = {}
+    for chunk in in_chunks(ids):
+        rows = session.execute(select(Principal.id, Principal.name).where(Principal.id.in_(chunk)))
+        names.update((ident, name) for ident, name in rows)
+    named = {
+        reviewer: replace(reviewer, name=names.get(reviewer.author_id)) if reviewer.author_id else reviewer
+        for reviewer in people
+    }
+    return [
+        Said(said.key, [(named[reviewer], value) for reviewer, value in said.said], said.items)
+        for said in found
+    ]
+
+
+Items = list[tuple[list[tuple[Reviewer, Any]], int]]
+
+
+def _pairs(level: Level, said: Items) -> tuple[list[PairAgreement], int]:
+    """Each pair of reviewers with enough shared items and its κ, most shared first; and how many pairs
+    had too few."""
+    # numpy only once a figure is computed: the app starts without it (`agreement_figures`).
+    from redline.stats.agreement_maths import kappa, pairs
+
+    found = pairs(level, said, order=_order)
+    shown = []
+    for (first, second), pair in found.items():
+        if pair.items < words.MIN_SHARED_ITEMS:
+            continue
+        figure = kappa(level, pair)
+        sentence = words.pair_sentence(level, _name(first), _name(second), pair.items, figure)
+        shown.append(PairAgreement(first, second, pair.items, figure, sentence))
+    shown.sort(key=lambda pair: (-pair.shared_items, _name(pair.a), _name(pair.b)))
+    return shown, len(found) - len(shown)
+
+
+def _key(review_key: ReviewKey, level: Level | None, said: Items) -> KeyAgreement:
+    # numpy only once a figure is computed: the app starts without it (`agreement_figures`).
+    from redline.stats.agreement_maths import alpha, patterns
+
+    title = review_key.title
+    if level is None:
+        return KeyAgreement(review_key, None, 0, 0, None, None, [], 0, [words.text_key(title)])
+    data = patterns(level, [([value for _, value in values], items) for values, items in said])
+    items, values = data.item_count, data.value_count
+    shown, too_few = _pairs(level, said)
+    enough = items >= words.MIN_ITEMS
+    figures = alpha(level, data) if enough else None
+    sentences = words.key_sentences(
+        title, items, values, figures or Alpha(None, None, None), data.agreed_items
+    )
+    few = words.few_pairs_sentence(too_few)
+    return KeyAgreement(
+        review_key,
+        level,
+        items,
+        values,
+        figures,
+        data.agreed_items / items if enough else None,
+        shown,
+        too_few,
+        [*sentences, *(pair.sentence for pair in shown), *([few] if few else [])],
+    )
+
+
+def queue_agreement(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueAgreement:
+    """The agreement on each review key the queue is reviewed with, in the queue's order."""
+    queue = queue_for(session, actor, queue_id, "read")
+    keys = review_keys(session, queue)
+    levels = {review_key.key: level_of(review_key) for review_key in keys}
+    measured = [key for key, level in levels.items() if level is not None]
+    said: dict[str, Items] = defaultdict(list)
+    for found in _named(session, value_patterns(session, queue.id, measured)):
+        said[found.key].append((found.said, found.items))
+    return QueueAgreement(
+        queue, [_key(review_key, levels[review_key.key], said[review_key.key]) for review_key in keys]
+    )
