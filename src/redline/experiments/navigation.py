@@ -24,7 +24,6 @@ from redline.db.json_values import json_number
 from redline.experiments.models import Experiment, ExperimentResult
 from redline.experiments.results import result_of
 from redline.experiments.reviewed import reviewed_counts, reviewed_runs
-from redline.experiments.service import experiment_for
 from redline.identity.service import Actor
 from redline.reviews.kinds import EVALUATOR_RESULT
 
@@ -110,19 +109,19 @@ def place_of(session: Session, experiment: Experiment, result: ExperimentResult 
 def step(
     session: Session,
     actor: Actor,
-    experiment_id: uuid.UUID,
+    experiment: Experiment,
     *,
     result_id: uuid.UUID | None = None,
     direction: Direction = "current",
     only: Only = EVERY,
 ) -> Place:
-    """The result a reviewer lands on, with its place; reading the experiment is enough.
+    """The result a reviewer lands on in the experiment (already read as the caller may: `experiment_for`
+    with "read"), with its place.
 
     From `result_id`, `next` and `previous` go one result along among those `only` keeps; `current` is
     that result itself. Without a result, `current` and `next` start at the first result `only` keeps,
     `previous` at the last. Past either end the result is None and the totals still come back.
     """
-    experiment = experiment_for(session, actor, experiment_id, "read")
     if result_id is None:
         start: Direction = "previous" if direction == "previous" else "next"
         return place_of(session, experiment, _neighbour(session, experiment, None, start, only))

@@ -92,8 +92,8 @@ def result_screen(
     only: Only = EVERY,
 ) -> ResultScreen:
     """The screen of a result (none: the first one `only` keeps); reading the experiment is enough."""
-    place = step(session, actor, experiment_id, result_id=result_id, only=only)
     experiment = experiment_for(session, actor, experiment_id, "read")
+    place = step(session, actor, experiment, result_id=result_id, only=only)
     dataset = session.get(Dataset, experiment.dataset_id)
     screen = ResultScreen(
         experiment,

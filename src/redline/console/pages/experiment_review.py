@@ -83,13 +83,14 @@ def review_screen(
     result_id = _result_id(who.actor, result) if result is not None else None
     if result_id is None or go is not None:
         with db.read() as session:
+            experiment = experiment_for(session, who.actor, ident, "read")
             if result_id is None:
-                place = step(session, who.actor, ident, only=Only(unreviewed=True, failed=failed))
+                place = step(session, who.actor, experiment, only=Only(unreviewed=True, failed=failed))
                 if place.result is None:
-                    place = step(session, who.actor, ident, only=only)
+                    place = step(session, who.actor, experiment, only=only)
             else:
                 assert go is not None
-                place = step(session, who.actor, ident, result_id=result_id, direction=go, only=only)
+                place = step(session, who.actor, experiment, result_id=result_id, direction=go, only=only)
         if place.result is not None:
             return RedirectResponse(f"{base}?result={place.result.id}{keep}", status_code=303)
         if result_id is not None:
