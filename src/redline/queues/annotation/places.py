@@ -94,15 +94,21 @@ def settings(session: Session, queue_id: uuid.UUID) -> Settings:
     return Settings(places, timedelta(minutes=minutes))
 
 
+def _own(item_id: uuid.UUID, principal_id: uuid.UUID | None, state: str) -> list[ColumnElement[bool]]:
+    """The person's row in the item, while it is still in `state`: what a change of their own part
+    touches, so that a row someone else changed in between is left as it is."""
+    return [
+        QueueItemReviewer.item_id == item_id,
+        QueueItemReviewer.principal_id == principal_id,
+        QueueItemReviewer.state == state,
+    ]
+
+
 def _change_own_hold(item_id: uuid.UUID, principal_id: uuid.UUID | None, **values: Any) -> Any:
     """An UPDATE of the person's hold on the item, while it is still their hold."""
     return (
         update(QueueItemReviewer)
-        .where(
-            QueueItemReviewer.item_id == item_id,
-            QueueItemReviewer.principal_id == principal_id,
-            QueueItemReviewer.state == HELD,
-        )
+        .where(*_own(item_id, principal_id, HELD))
         .values(**values)
         .execution_options(synchronize_session=False)
     )
@@ -179,11 +185,7 @@ def _take(
             return SKIPPED
         session.execute(
             delete(QueueItemReviewer)
-            .where(
-                QueueItemReviewer.item_id == item_id,
-                QueueItemReviewer.principal_id == principal_id,
-                QueueItemReviewer.state == SKIPPED,
-            )
+            .where(*_own(item_id, principal_id, SKIPPED))
             .execution_options(synchronize_session=False)
         )
     taken = {
