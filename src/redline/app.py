@@ -42,8 +42,12 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     """The app for these settings; tests may hand in a database, otherwise the lifespan opens one."""
 
     def attach(db: Database) -> None:
-        with db.write() as session:
-            secret_key = identity_service.instance_secret(session, settings.secret_key)
+        # Every server process of `redline serve --workers N` starts at once on a store that may not
+        # have the key yet: on PostgreSQL two may both find none and both insert one, and the loser's
+        # start then failed (which stops uvicorn's supervisor). Done again, it reads the winner's.
+        secret_key = db.write_retrying_conflicts(
+            lambda session: identity_service.instance_secret(session, settings.secret_key)
+        )
         for state in (app.state, console.state):
             state.database = db
             state.secret_key = secret_key

@@ -329,21 +329,34 @@ def test_progress_counts_the_lines_a_group_at_a_time(
     ]
 
 
-def _import_while_locked(store_url: str, db: Database, tmp_path: Path, seconds: float, **env: str) -> Result:
-    """One line imported while another connection holds the store's write lock for `seconds`."""
+def _import_while_locked(
+    store_url: str, db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, **env: str
+) -> Result:
+    """One line imported while another connection holds the store's write lock for `seconds`, taken
+    when the import is about to write its first group (so however slowly the command starts on a busy
+    machine, its write meets the lock)."""
     _two_projects(db)
     path = tmp_path / "one.ndjson"
     path.write_text(_line() + "\n")
-    held = threading.Event()
+    about_to_write, held = threading.Event(), threading.Event()
+    write_retrying = Database.write_retrying
+
+    def write_once_held(self: Database, *args: Any, **kwargs: Any) -> Any:
+        about_to_write.set()
+        assert held.wait(60), "the lock was not taken in a minute"
+        return write_retrying(self, *args, **kwargs)
+
+    monkeypatch.setattr(Database, "write_retrying", write_once_held)
 
     def hold() -> None:
+        if not about_to_write.wait(60):
+            return
         with _write_lock(store_url):
             held.set()
             time.sleep(seconds)
 
     holder = threading.Thread(target=hold)
     holder.start()
-    held.wait()
     env = {"REDLINE_SQLITE_BUSY_TIMEOUT_MS": str(BUSY_TIMEOUT_MS), **env}
     done = _invoke(
         _short_waits(store_url), "annotations", "import", str(path), "--project", "staging", env=env
@@ -352,15 +365,19 @@ def _import_while_locked(store_url: str, db: Database, tmp_path: Path, seconds: 
     return done
 
 
-def test_a_busy_store_is_waited_for(store_url: str, db: Database, tmp_path: Path) -> None:
-    done = _import_while_locked(store_url, db, tmp_path, 2.5)
+def test_a_busy_store_is_waited_for(
+    store_url: str, db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = _import_while_locked(store_url, db, tmp_path, monkeypatch, 2.5)
     assert done.exit_code == 0, done.output
     assert "The store is busy" in done.stderr
     assert _summary(done).startswith("Imported 1 annotation into staging in ")
 
 
-def test_a_store_that_stays_busy_stops_with_one_line(store_url: str, db: Database, tmp_path: Path) -> None:
-    done = _import_while_locked(store_url, db, tmp_path, 1.5, REDLINE_LOCK_WAIT_SECONDS="0.3")
+def test_a_store_that_stays_busy_stops_with_one_line(
+    store_url: str, db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = _import_while_locked(store_url, db, tmp_path, monkeypatch, 1.5, REDLINE_LOCK_WAIT_SECONDS="0.3")
     assert done.exit_code == 1
     [error] = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
     assert "Stored before that: 0 annotations; importing the file again adds the rest." in error

@@ -407,6 +407,45 @@ def test_the_cookie_key_is_made_once_unless_configured(database_url: str, db: Da
     assert configured == "k" * 40
 
 
+def test_server_processes_starting_together_agree_on_one_cookie_key(
+    database_url: str, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`redline serve --workers 2` on a store without the key: both processes find none and both make one
+    (a barrier holds each between its read and its insert, which PostgreSQL lets both pass; SQLite's
+    write lock lets only one in, so there the barrier times out). The loser starts with the winner's."""
+    import contextlib
+    import threading
+    from types import SimpleNamespace
+
+    from sqlalchemy import delete
+
+    from redline.app import create_app
+    from redline.config import Settings
+    from redline.identity.models import InstanceSetting
+
+    ok(database_url, "db", "upgrade")
+    with db.write() as session:
+        session.execute(delete(InstanceSetting).where(InstanceSetting.key == identity.SECRET_KEY_SETTING))
+    both_read = threading.Barrier(2, timeout=2)
+    made: list[str] = []
+
+    def new_key(length: int) -> str:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_read.wait()
+        made.append(f"key-{len(made)}-".ljust(length, "x"))
+        return made[-1]
+
+    monkeypatch.setattr(identity, "secrets", SimpleNamespace(token_urlsafe=new_key))
+    keys: list[str] = []
+    settings = Settings(database_url=database_url)
+    assert run_at_once(lambda _: keys.append(create_app(settings, db).state.secret_key), threads=2) == []
+    assert len(made) == (2 if db.dialect_name == "postgresql" else 1)
+    with db.read() as session:
+        stored = session.get(InstanceSetting, identity.SECRET_KEY_SETTING)
+        assert stored is not None
+        assert keys == [stored.value, stored.value]
+
+
 def test_processes_starting_together_make_one_workspace(database_url: str, db: Database) -> None:
     from sqlalchemy import text
 
