@@ -58,6 +58,8 @@ from redline.identity import service as identity
 from redline.jsonio import dumps
 from redline.learning import pairs as pairs_module
 from redline.learning import service as learning_service
+from redline.queues.annotation.blind import hidden_from
+from redline.queues.review_export import review_addition
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.wire import annotation_dict
 from redline.web.addresses import path_id
@@ -336,7 +338,8 @@ def bench_export(db: Database, top: int) -> None:
     pieces: dict[str, float] = {}
     with db.read() as session, SqlMeter(db) as meter:
         started = time.perf_counter()
-        rows = [row for page in annotation_service.iter_export(session, actor) for row in page]
+        hidden = hidden_from(session, actor)
+        rows = [row for page in annotation_service.iter_export(session, actor, hidden) for row in page]
         pieces["iter_export (queries + rows)"] = time.perf_counter() - started
         pieces["  of which inside the driver"] = meter.seconds
         count = len(rows)
@@ -348,7 +351,7 @@ def bench_export(db: Database, top: int) -> None:
             dumps(line)
         pieces["dumps (orjson)"] = time.perf_counter() - started
         started = time.perf_counter()
-        count = sum(chunk.count(b"\n") for chunk in export_chunks(session, actor))
+        count = sum(chunk.count(b"\n") for chunk in export_chunks(session, actor, hidden, review_addition))
         pieces["export_chunks (what both exports run)"] = time.perf_counter() - started
     del rows, lines
     print(f"\nthe export's pieces, {count:,} rows, {meter.statements} statements, no profiler")

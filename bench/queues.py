@@ -16,7 +16,11 @@ For each store (--store sqlite|postgresql|both) this makes a fresh, migrated sto
    `redline.db.bulk_insert` (posting a million over HTTP would take hours and measure nothing else),
    recounts the tallies from them with `stats/rebuild.py` (timed: the repair path), then reads
    GET …/queue-rules/{id}/results and GET …/trends through the real app (Starlette's TestClient, no
-   network) --repeat times each.
+   network) --repeat times each. Both carry the agreement between corrector groups as the job worker
+   stored it (`stats/group_agreement_served.py`): each measure's first reads ask for it, the
+   `group-agreement` jobs run (timed: what the worker spends), and every timed read is served the stored
+   figures. The agreement is also timed alone through its service (`stats/group_agreement.py`), for a
+   rule and for every rule at once (what trends' job computes).
 
     python bench/queues.py                              # both stores, the issue's sizes
     python bench/queues.py --store sqlite --runs 20000 --corrections 100000
@@ -51,11 +55,14 @@ from redline.identity import service as identity
 from redline.identity import workspaces
 from redline.identity.models import Principal
 from redline.ingest import runs as ingest
+from redline.jobs.worker import JobWorker
 from redline.migrations import commands as migrate
 from redline.queues import arrivals
 from redline.queues.expert import rules as expert_rules
 from redline.queues.models import ExpertItem
 from redline.stats import rebuild
+from redline.stats.group_agreement import rule_agreements
+from redline.stats.group_agreement_job import COMPUTING_GROUP_AGREEMENT
 from redline.traces.models import Agent
 from redline.traces.schemas import RunIn
 
@@ -329,8 +336,10 @@ def measure_reads(bench: Bench, store: str, rule_ids: Sequence[uuid.UUID], repea
         ("trends, all time", [f"{project}/trends?period=all"]),
         ("trends, 30 days", [f"{project}/trends?period=30d"]),
     ):
-        # One untimed read first: the pages the seeding and the recount left cold are read once.
-        assert bench.app.get(paths[0], headers=bench.headers).status_code == 200
+        # Untimed reads first: they ask the job worker for the agreement, and read cold pages once.
+        for path in paths:
+            assert bench.app.get(path, headers=bench.headers).status_code == 200
+        figures.append(run_agreement_jobs(bench, store, measure))
         latencies = []
         started = time.perf_counter()
         for number in range(repeat):
@@ -338,9 +347,51 @@ def measure_reads(bench: Bench, store: str, rule_ids: Sequence[uuid.UUID], repea
             answer = bench.app.get(paths[number % len(paths)], headers=bench.headers)
             latencies.append(time.perf_counter() - begun)
             assert answer.status_code == 200, answer.text
+            served = answer.json()
+            states = {rule["agreement"]["state"] for rule in served.get("rules", [served])}
+            assert states <= {"stored"}, f"agreement {states}: the job's figures were not served"
         figure = requests_figure(store, measure, latencies, time.perf_counter() - started)
         figure.target = f"< {TARGET_READ_MS:g} ms"
         figure.met = (figure.p99_ms or 0) < TARGET_READ_MS
+        figures.append(figure)
+    return figures
+
+
+def run_agreement_jobs(bench: Bench, store: str, measure: str) -> Figure:
+    """The `group-agreement` jobs the first reads of a measure asked for, run as the worker runs them."""
+    worker = JobWorker(bench.db, [COMPUTING_GROUP_AGREEMENT])
+    latencies = []
+    started = time.perf_counter()
+    while True:
+        begun = time.perf_counter()
+        if not worker.run_once():
+            break
+        latencies.append(time.perf_counter() - begun)
+    assert latencies, f"{measure}: no group-agreement job was asked for"
+    return requests_figure(store, f"group-agreement job, {measure}", latencies, time.perf_counter() - started)
+
+
+def measure_agreement(bench: Bench, store: str, rule_ids: Sequence[uuid.UUID], repeat: int) -> list[Figure]:
+    """The agreement between corrector groups alone, as results (one rule) and trends (every rule) ask
+    for it, over all time: one grouped statement and numpy over its rows."""
+    figures = []
+    for measure, asked in (
+        ("agreement between groups, a rule", [[rule_id] for rule_id in rule_ids[:5]]),
+        (f"agreement between groups, {len(rule_ids)} rules", [list(rule_ids)]),
+    ):
+        with bench.db.read() as session:
+            said = rule_agreements(session, asked[0])[asked[0][0]]
+        latencies = []
+        started = time.perf_counter()
+        for number in range(repeat):
+            begun = time.perf_counter()
+            with bench.db.read() as session:
+                rule_agreements(session, asked[number % len(asked)])
+            latencies.append(time.perf_counter() - begun)
+        figure = requests_figure(store, measure, latencies, time.perf_counter() - started)
+        figure.target = f"< {TARGET_READ_MS:g} ms"
+        figure.met = (figure.p99_ms or 0) < TARGET_READ_MS
+        figure.note = f"the first rule's: {said.runs:,} runs, {said.verdicts:,} verdicts"
         figures.append(figure)
     return figures
 
@@ -359,7 +410,7 @@ def bench_store(kind: str, args: argparse.Namespace) -> list[Figure]:
             reads = measure_reads(bench, kind, rule_ids, args.repeat)
             for figure in reads:
                 figure.note = f"{args.corrections:,} corrections; recounting the tallies took {recount:.1f} s"
-            return [*figures, *reads]
+            return [*figures, *reads, *measure_agreement(bench, kind, rule_ids, args.repeat)]
         finally:
             bench.app.close()
             bench.db.dispose()

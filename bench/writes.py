@@ -16,6 +16,9 @@ runs every kind, the trees' order flipped every round so outside load hits both 
   healthz     GET /healthz                              the floor: no token, no store
   list        GET /v1/runs?projectId=…&limit=50         reads, which the write path must not slow
   detail      GET /v1/runs/{id}                         (the issue holds their p99 within 10 %)
+  rm-read     GET /api/v1/rm/traces/{t}/annotations     reads of what was said, as a writer of the project
+  v3-read     GET /v3/traces/{t}                        (not an admin): what blind review's check costs
+                                                        a reader of no blind queue
 
 Per phase: creates/s over the wall time, p50/p99 of the round trips, and the CPU per request of the
 server's whole process tree and of this client (psutil). With --against, each round's ratio of the
@@ -38,7 +41,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +62,7 @@ from corrections import SHOULD_SAY, WHY
 from reviews import KEYS, _values
 from workers import EXPLANATION, post_runs
 
-KINDS = ("rm", "v2", "v2-ten", "correction", "healthz", "list", "detail")
+KINDS = ("rm", "v2", "v2-ten", "correction", "healthz", "list", "detail", "rm-read", "v3-read")
 # Server CPU per request the write path is held to (the issue's targets), by kind.
 TARGET_MS = {"rm": 1.0, "v2": 1.0, "v2-ten": 2.0, "correction": 2.0}
 WARM_REQUESTS = 300
@@ -84,6 +87,8 @@ class Tree:
     project: str = ""
     runs: list[Run] | None = None
     next_run: int = 0
+    # A writer of the project (no admin) whose token the reads of what was said carry.
+    writer_token: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,11 +104,18 @@ class Phase:
     load: float
 
 
-def prepare(server: Server, runs: int) -> tuple[str, list[Run]]:
-    """The ten review keys and the runs, through the API; the project, and the runs read back with their
-    spans and steps."""
+def prepare(server: Server, runs: int) -> tuple[str, list[Run], str]:
+    """The ten review keys and the runs, through the API; the project, the runs read back with their
+    spans and steps, and the token of a writer of the project."""
     with server.client() as client:
         project = project_id(client)
+        writer = client.post("/v1/users", json={"name": "bench-writer", "kind": "user"})
+        writer.raise_for_status()
+        client.put(
+            f"/v1/projects/{project}/members/{writer.json()['id']}", json={"role": "write"}
+        ).raise_for_status()
+        issued = client.post(f"/v1/users/{writer.json()['id']}/tokens", json={"name": "bench"})
+        issued.raise_for_status()
         for definition in KEYS:
             client.post("/v2/human-reviews", json={**definition, "project_id": project}).raise_for_status()
         post_runs(client, project, runs)
@@ -125,7 +137,7 @@ def prepare(server: Server, runs: int) -> tuple[str, list[Run]]:
             cursor = body.get("nextCursor")
             if not cursor:
                 break
-    return project, found
+    return project, found, issued.json()["token"]
 
 
 def requests_of(kind: str, tree: Tree, count: int, seed: int) -> list[bytes]:
@@ -136,6 +148,11 @@ def requests_of(kind: str, tree: Tree, count: int, seed: int) -> list[bytes]:
     rng = random.Random(seed)
     made: list[bytes] = []
     for number in range(count):
+        if kind in ("rm-read", "v3-read"):
+            run_id = rng.choice(tree.runs).run_id
+            path = f"/api/v1/rm/traces/{run_id}/annotations" if kind == "rm-read" else f"/v3/traces/{run_id}"
+            made.append(raw_request(replace(target, token=tree.writer_token), "GET", path, None))
+            continue
         if kind in ("healthz", "list", "detail"):
             path = {
                 "healthz": "/healthz",
@@ -203,7 +220,7 @@ def servers(trees: Sequence[Tree], args: argparse.Namespace, work: Path) -> Iter
             settings = {"PYTHONPATH": str(tree.src)} if tree.src is not None else {}
             tree.server = stack.enter_context(serve(store, work / f"{tree.name}.log", None, settings))
             print(f"{tree.name}: {args.runs:,} runs and ten review keys ...", file=sys.stderr)
-            tree.project, tree.runs = prepare(tree.server, args.runs)
+            tree.project, tree.runs, tree.writer_token = prepare(tree.server, args.runs)
             for kind in args.kinds:
                 send_all(
                     tree.server.load_target(), requests_of(kind, tree, WARM_REQUESTS, seed=0), args.clients

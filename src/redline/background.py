@@ -15,10 +15,21 @@ from redline.ingest.settling import DERIVING, SETTLING
 from redline.jobs.worker import JobKind, JobWorker
 from redline.learning.autoscore import SCORING
 from redline.learning.training import TRAINING, training_job
+from redline.stats.agreement_job import COMPUTING_AGREEMENT
+from redline.stats.group_agreement_job import COMPUTING_GROUP_AGREEMENT
 from redline.traces.metadata_backfill import BACKFILLING_JOB
 
 # The kinds with no LLM configured: feedback-derived alternatives skipped.
-JOB_KINDS: tuple[JobKind, ...] = (TRAINING, SCORING, SETTLING, DERIVING, BACKFILLING_JOB, RETENTION_PASS)
+JOB_KINDS: tuple[JobKind, ...] = (
+    TRAINING,
+    SCORING,
+    SETTLING,
+    DERIVING,
+    BACKFILLING_JOB,
+    RETENTION_PASS,
+    COMPUTING_AGREEMENT,
+    COMPUTING_GROUP_AGREEMENT,
+)
 
 
 def job_kinds(settings: Settings) -> tuple[JobKind, ...]:

@@ -95,6 +95,13 @@ class Settings(BaseSettings):
     job_poll_seconds: float = Field(
         1.0, gt=0, description="How often an idle job worker looks for queued jobs, in seconds."
     )
+    agreement_live_items: int = Field(
+        5_000,
+        ge=0,
+        description="A queue's agreement is computed in the request while its items times its measured "
+        "review keys are at most this many; a larger queue's is computed by the job worker and served "
+        "stored, with its as-of time.",
+    )
     max_body_bytes: int = Field(
         20 * MIB, gt=0, description="Largest request body accepted, in bytes; larger ones answer 413."
     )

@@ -19,11 +19,13 @@ from sqlalchemy.orm import Session
 
 from redline.annotations import service as annotation_service
 from redline.annotations.export import EXPORT_FIELDS, export_chunks
+from redline.annotations.hidden import NOTHING_HIDDEN
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.db import Database
 from redline.identity import service as identity
 from redline.ingest import runs as ingest
+from redline.queues.review_export import review_addition
 from redline.traces import service as traces
 from redline.traces.models import Step, Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -133,7 +135,9 @@ def test_export_bytes_are_the_references(db: Database, monkeypatch: pytest.Monke
     )
     _annotations(db)
     with db.read() as session:
-        exported = b"".join(export_chunks(session, identity.operator(session)))
+        exported = b"".join(
+            export_chunks(session, identity.operator(session), NOTHING_HIDDEN, review_addition)
+        )
         expected = _reference(session)
     assert exported.count(b"\n") == 18
     assert exported == expected

@@ -18,7 +18,9 @@ import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import and_, func, select
 
+from redline.annotations import importing
 from redline.annotations import service as annotation_service
+from redline.annotations.hidden import NOTHING_HIDDEN
 from redline.annotations.models import Annotation
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
 from redline.cli import feedback, progress
@@ -26,6 +28,9 @@ from redline.cli.main import cli
 from redline.db import Database
 from redline.identity import service as identity
 from redline.ingest import runs as ingest
+from redline.reviews import service as review_service
+from redline.reviews.annotate import save_values
+from redline.reviews.schemas import ValueIn
 from redline.traces import service as traces
 from redline.traces.models import Trace
 from redline.traces.schemas import RunIn, StepIn
@@ -158,7 +163,9 @@ def test_steps_quotes_and_authors_are_found_again_on_this_stores_runs(
     assert _import(store_url, path).exit_code == 0
     with db.read() as session:
         operator = identity.operator(session)
-        said = [annotation_service.for_trace(session, operator, run) for run in runs["staging"]]
+        said = [
+            annotation_service.for_trace(session, operator, run, NOTHING_HIDDEN) for run in runs["staging"]
+        ]
         steps = [traces.get_run(session, operator, run).steps for run in runs["staging"]]
     [whole], [step], [system, henry] = said
     assert whole.step_id is None
@@ -383,3 +390,37 @@ def test_a_store_that_stays_busy_stops_with_one_line(
     assert "Stored before that: 0 annotations; importing the file again adds the rest." in error
     with db.read() as session:
         assert session.scalar(select(func.count()).select_from(Annotation)) == 0
+
+
+def test_an_export_with_review_values_imports_its_annotations_and_names_the_values_it_leaves(
+    store_url: str, db: Database, tmp_path: Path
+) -> None:
+    """The export's review-value lines (key, value, reviewer, queues and their adjudications) are read
+    and skipped with their reason; the annotations beside them round-trip as before."""
+    runs = _two_projects(db)
+    _annotate(db, runs["default"])
+    with db.write() as session:
+        operator = identity.operator(session)
+        review_service.add_defaults(session, operator, _project_id(db, "default"))
+        save_values(session, operator, runs["default"][0], "", [ValueIn(key="rating", value="good")])
+    path = tmp_path / "annotations.ndjson"
+    exported = _export(store_url, path)
+    [value_line] = [number for number, line in enumerate(exported, start=1) if "key" in line]
+    assert exported[value_line - 1]["value"] == "good"
+    assert exported[value_line - 1]["queues"] == []
+    done = _import(store_url, path)
+    assert done.exit_code == 0, done.output
+    assert _summary(done).startswith("Imported 4 annotations into staging in ")
+    assert done.stdout.splitlines()[1:] == [
+        "Skipped 1:",
+        f"  line {value_line}: {importing.REVIEW_VALUE_NOT_IMPORTED}",
+    ]
+    again = _export(store_url, tmp_path / "again.ndjson")
+    staging_ids = {str(run) for run in runs["staging"]}
+    imported = [{**line, "trace_id": None} for line in again if line["trace_id"] in staging_ids]
+    assert imported == [{**line, "trace_id": None} for line in exported if "key" not in line]
+
+
+def _project_id(db: Database, name: str) -> uuid.UUID:
+    with db.read() as session:
+        return identity.find_project(session, identity.operator(session), name).id

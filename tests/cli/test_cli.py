@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from redline.annotations import service as annotation_service
+from redline.annotations.hidden import NOTHING_HIDDEN
 from redline.annotations.schemas import AnnotationIn, QuoteIn
 from redline.cli.main import cli
 from redline.db import Database
@@ -379,7 +380,9 @@ def test_reimporting_a_run_looks_for_its_quotes_in_the_changed_steps(
     ok(database_url, "import", str(path), "--project", "default", "--format", "native")
 
     with db.read() as session:
-        said_now = annotation_service.for_trace(session, identity.operator(session), view.trace.id)
+        said_now = annotation_service.for_trace(
+            session, identity.operator(session), view.trace.id, NOTHING_HIDDEN
+        )
         assert [(a.step_id, a.quote, a.quote_anchor) for a in said_now] == [
             (
                 steps[0],

@@ -277,3 +277,37 @@ def test_the_expert_queue_lists_dismisses_and_reopens(database_url: str, db: Dat
     missing = invoke(database_url, "expert-queue", "reopen", str(uuid.uuid4()))
     assert missing.exit_code == 1
     assert "No run" in missing.output
+
+
+def test_a_rule_wanting_several_correctors_and_each_correctors_progress(
+    database_url: str, db: Database
+) -> None:
+    store = _store(db)
+    made = ok(
+        database_url, "queue-rules", "create", "Pairs", "--project", store.project_id, "--correctors", "2"
+    )
+    rule_id = _rule_id(made)
+    assert "any correction, from 2 people" in made.stdout
+    changed = ok(database_url, "queue-rules", "set", rule_id, "--correctors", "3")
+    assert "any correction, from 3 people" in changed.stdout
+    versions = ok(database_url, "queue-rules", "versions", rule_id)
+    assert "correctorsWanted: 2 → 3" in versions.stdout
+    refused = invoke(database_url, "queue-rules", "set", rule_id, "--correctors", "21")
+    assert (refused.exit_code, refused.output.strip()) == (
+        1,
+        "Error: correctorsWanted: a whole number from 1 to 20.",
+    )
+
+    [run] = store.runs()
+    store.correct(run)
+    progress = ok(database_url, "expert-queue", "progress", "--project", store.project_id)
+    [header, row] = progress.stdout.splitlines()
+    assert header.split() == ["CORRECTOR", "ID", "CORRECTED", "HOLDS"]
+    assert row.split() == ["admin", str(store.admin.principal_id), "1", "0"]
+    assert progress.stderr.strip() == "1 waiting, 0 of them held now."
+    as_json = ok(database_url, "expert-queue", "progress", "--project", store.project_id, "--json")
+    assert json.loads(as_json.stdout) == {
+        "waiting": 1,
+        "held": 0,
+        "correctors": [{"userId": str(store.admin.principal_id), "name": "admin", "corrected": 1, "held": 0}],
+    }

@@ -176,3 +176,35 @@ def test_writes_send_a_key_and_only_the_fields_asked_for() -> None:
     assert dict(preview.url.params) == {"agentIds": "a,b", "includeDryRuns": "false", "sample": "0.5"}
     assert "Idempotency-Key" not in preview.headers
     assert dict(count.url.params) == {"state": "open,dismissed", "forMe": "true", "limit": "0"}
+
+
+def test_several_correctors_hold_take_the_next_and_show_their_progress(
+    admin: Client, live_server: LiveServer
+) -> None:
+    project = live_server.project_id
+    rule = admin.queue_rules.create(project, name="Pairs", correctors_wanted=2)
+    assert rule["correctorsWanted"] == 2
+    assert (
+        admin.queue_rules.update(project, rule["ruleId"], correctors_wanted=1).get("correctorsWanted") is None
+    )
+    admin.queue_rules.update(project, rule["ruleId"], correctors_wanted=2)
+    run_id = _run(admin, live_server)["id"]
+    ana, ben, cy = (new_caller(admin, live_server, name, "write") for name in ("ana", "ben", "cy"))
+    with ana, ben, cy:
+        taken = ana.expert_queue.next(project)
+        assert (taken["item"]["runId"], taken["hold"]["state"], taken["hold"]["places"]) == (
+            run_id,
+            "held",
+            2,
+        )
+        assert ben.expert_queue.hold(project, run_id)["hold"]["takenByOthers"] == 1
+        with pytest.raises(ConflictError) as taken_already:
+            cy.expert_queue.hold(project, run_id)
+        assert taken_already.value.code == "queue-item-taken"
+        assert cy.expert_queue.next(project) == {"item": None, "hold": None}
+        progress = admin.expert_queue.progress(project)
+    assert (progress["waiting"], progress["held"]) == (1, 1)
+    assert [(one["name"], one["corrected"], one["held"]) for one in progress["correctors"]] == [
+        ("ana", 0, 1),
+        ("ben", 0, 1),
+    ]

@@ -8,6 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from redline.client import Client, InvalidRequestError, NotFoundError
+from redline.db import Database
+from tests.client.test_client import new_caller
+from tests.conftest import run_waiting_jobs
 from tests.liveserver import LiveServer
 from tests.samples import make_run
 
@@ -50,3 +53,42 @@ def test_trends_refusals(admin: Client, live_server: LiveServer) -> None:
     with pytest.raises(NotFoundError) as missing:
         admin.trends.get(unknown)
     assert (missing.value.kind, missing.value.message) == ("project", f'No project "{unknown}".')
+
+
+def test_results_and_trends_carry_the_agreement_between_corrector_groups(
+    admin: Client, live_server: LiveServer, db: Database
+) -> None:
+    project = live_server.project_id
+    agent = admin.runs.create(make_run(project))["agentId"]
+    rule = admin.queue_rules.create(project, name="Trend check", when={"agentIds": [agent]})["ruleId"]
+    scope = {"kind": "project", "projectId": project}
+    groups = [admin.corrector_groups.create(scope=scope, name=name)["id"] for name in ("expert", "peer")]
+    people = [new_caller(admin, live_server, name, "write") for name in ("ann", "bo")]
+    for index in range(10):
+        run = admin.runs.create(make_run(project))
+        for person, group in zip(people, groups, strict=True):
+            # The two groups split on the last four runs.
+            right = index < 6 or group == groups[0]
+            verdict = {"answer": "right"} if right else {"answer": "wrong", "why": "Not what was asked."}
+            person.corrections.create(run_id=run["id"], corrector_group_id=group, **verdict)  # type: ignore[arg-type]
+    for person in people:
+        person.close()
+
+    # The first reads ask the job worker for the figures; then they are served stored.
+    assert admin.queue_rules.results(project, rule)["agreement"]["state"] == "computing"
+    assert admin.trends.get(project)["rules"][0]["agreement"]["state"] == "computing"
+    assert run_waiting_jobs(db) == 2
+    agreement = admin.queue_rules.results(project, rule)["agreement"]
+    assert (agreement["state"], agreement["stale"]) == ("stored", False)
+    assert (agreement["runs"], agreement["verdicts"], agreement["shareAgreed"]) == (10, 20, 0.6)
+    assert agreement["sentences"][0].startswith("Agreement between corrector groups: Krippendorff's α ")
+    [pair] = agreement["pairs"]
+    assert (pair["sharedRuns"], {group["name"] for group in pair["groups"]}) == (10, {"expert", "peer"})
+    # Every right verdict but the peer's four wrong ones: a peer's wrong always meets an expert's right.
+    assert pair["kappa"] == 0.0
+    # Trends' figures are a job of their own, for the project and period: the same figures.
+    served = ("state", "computedAt", "stale", "stateSentence")
+    on_trends = admin.trends.get(project)["rules"][0]["agreement"]
+    assert {name: value for name, value in on_trends.items() if name not in served} == {
+        name: value for name, value in agreement.items() if name not in served
+    }

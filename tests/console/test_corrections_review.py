@@ -55,7 +55,10 @@ def test_the_queue_for_me_in_words_with_what_waits_for_others(console: Console, 
     expect(first.locator("td.ran a")).to_have_text(
         "Hello, my order 1180 was due on Monday and the tracking page has not moved…"
     )
-    expect(first.locator("td.ran a")).to_have_attribute("href", f"/ui/traces/{seeded.echo_runs[0]}/correct")
+    # A waiting run opens through the route that holds a place in it, then its Corrections page.
+    expect(first.locator("td.ran a")).to_have_attribute(
+        "href", f"/ui/corrections/to-review/{seeded.echo_runs[0]}/open?project={console.server.project_id}"
+    )
     expect(first.locator("td.ran .producer")).to_have_text(
         re.compile(r"^Dev-Echo Agent 1\.0\.0 · ended 3 Nov")
     )

@@ -157,3 +157,32 @@ def test_a_reader_gets_no_form_and_is_refused(harness: Harness) -> None:
         in refused.text
     )
     assert len(good + bad) == 4
+
+
+def test_the_pair_rules_go_into_the_config_and_are_worded_when_wrong(harness: Harness) -> None:
+    """Least agreement and settled labels only, as the API's `min_agreement` and `adjudicated_only`:
+    one admin's ratings agree with themselves (share 1), but no item of theirs is settled."""
+    _rated_runs(harness, 2)
+    http = Authorized(harness.client, harness.admin)
+    signed = console_client(harness)
+    listed = harness.client.get("/ui/reward-models").text
+    assert 'name="min_agreement"' in listed
+    assert 'name="adjudicated_only"' in listed
+    made = signed.submit("/ui/reward-models", _form(min_agreement="0.5"))
+    assert made.status_code == 303, made.text
+    stored = ok(http.get(f"/api/v1/rm/reward-models/{made.headers['location'].rsplit('/', 1)[1]}"))
+    assert stored["training_config"]["min_agreement"] == 0.5
+    assert "adjudicated_only" not in stored["training_config"]
+    assert stored["metrics"] == {"pairs_removed": {"min_agreement": 0}}
+    settled = signed.submit("/ui/reward-models", _form(adjudicated_only="on", min_agreement="0.5"))
+    assert settled.status_code == 400
+    assert "the selected traces give 0" in settled.text
+    assert 'name="adjudicated_only" value="on" checked' in settled.text
+    for typed, said in (
+        ("1.5", "Least agreement: a share from 0 to 1 of an item's reviewers who agree with its value."),
+        ("most", 'Least agreement: "most" is not a number.'),
+    ):
+        refused = signed.submit("/ui/reward-models", _form(min_agreement=typed))
+        assert refused.status_code == 400
+        assert shown(said) in refused.text
+        assert f'value="{typed}"' in refused.text

@@ -253,5 +253,9 @@ def test_a_value_the_review_refuses_answers_its_sentence(harness: Harness) -> No
     base = f"/ui/queues/{seeded.queue_id}/items/{seeded.item_ids[0]}"
     refused = signed.save(f"{base}/review", {"key": "helpfulness", "value": 15})
     assert (refused.status_code, refused.json()["message"]) == (400, "Value 15 is out of range [0, 10].")
-    saved = signed.save(f"{base}/review", {"key": "rating", "value": "good"})
-    assert saved.json() == {"total": 1, "reviewed": 1, "value": "good", "item_reviewed": True}
+    saved = signed.save(f"{base}/review", {"key": "rating", "value": "good"}).json()
+    # The hold line as it now reads comes along, for the screen to put in place.
+    hold_line = saved.pop("hold_line")
+    assert saved == {"total": 1, "reviewed": 1, "value": "good", "item_reviewed": True, "mine": "reviewed"}
+    assert '<span class="pill good" id="hold-state">You reviewed this item</span>' in hold_line
+    assert '<span class="muted" id="reviewers-done">1 of 1 reviewer done</span>' in hold_line

@@ -73,3 +73,15 @@ def test_a_model_of_traces_a_principal_cannot_read_is_not_found(harness: Harness
     hidden = reader.http.get(f"/ui/reward-models/{made['id']}")
     assert hidden.status_code == 404
     assert shown(f'No reward-model "{made["id"]}".') in hidden.text
+
+
+def test_a_model_page_says_what_its_training_options_removed(console: Console) -> None:
+    config = {"max_pairs": 30, "min_agreement": 0.5}
+    made = console.api.reward_models.create("agreed", _rated_runs(console, 4), config)
+    assert made["metrics"] == {"pairs_removed": {"min_agreement": 0}}
+    page = console.open(f"/ui/reward-models/{made['id']}")
+    expect(page.locator("#metrics")).to_contain_text("Pairs removed")
+    expect(page.locator("#metrics")).to_contain_text("0 (least agreement)")
+    expect(page.locator("main")).to_contain_text("Least agreement")
+    expect(page.locator("main")).to_contain_text("50%")
+    console.shoot("reward-model-pairs-removed")

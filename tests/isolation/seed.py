@@ -28,6 +28,7 @@ from redline.identity import workspaces
 from redline.identity.models import Project
 from tests.conftest import ADMIN_TOKEN, bootstrap_admin, database_copy, run_waiting_jobs
 from tests.isolation.requirements import Caller
+from tests.isolation.throwaways import settle
 from tests.isolation.world import ADMIN, ConsoleSession, World
 from tests.samples import make_run
 
@@ -221,6 +222,8 @@ def _p1_objects(world: World) -> None:
     world.secret("queue", world.queue(with_item=True))
     [item] = world.call("GET", f"/v2/annotation-queues/{ids['queue']}/items")["data"]
     world.secret("queue_item", item["_id"])
+    # A settled value on it, which refused callers must not take back (throwaways.intact).
+    settle(world, ids["queue"], item["_id"])
     world.secret("automation", world.automation(ids["queue"]))
     world.secret("dataset", world.dataset())
     world.secret("datapoint", world.datapoint(ids["dataset"]))

@@ -12,7 +12,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import select
+
 from redline.identity.models import Workspace
+from redline.queues.models import QueueAdjudication
 from tests.isolation.world import World
 
 
@@ -24,6 +27,7 @@ def fresh(world: World, kind: str) -> dict[str, Any]:
         "queue": lambda: {"queue": world.queue()},
         "queue_with_item": lambda: {"queue": world.queue(with_item=True)},
         "queue_item": lambda: _queue_with_its_item(world),
+        "adjudication": lambda: _settled_item(world),
         "automation": lambda: {"automation": world.automation(ids["queue"])},
         "review_key": lambda: {"review_key": world.review_key()},
         "dataset": lambda: {"dataset": world.dataset()},
@@ -50,6 +54,19 @@ def _queue_with_its_item(world: World) -> dict[str, Any]:
     queue = world.queue(with_item=True)
     [item] = world.call("GET", f"/v2/annotation-queues/{queue}/items")["data"]
     return {"queue": queue, "queue_item": item["_id"]}
+
+
+def settle(world: World, queue: str, item: str) -> None:
+    """Settle the item's value under the world's review key."""
+    path = f"/v2/annotation-queues/{queue}/items/{item}/adjudications/{world.ids['review_key_key']}"
+    world.call("PUT", path, {"value": "good"})
+
+
+def _settled_item(world: World) -> dict[str, Any]:
+    """A queue item with a settled value, for taking it back."""
+    made = _queue_with_its_item(world)
+    settle(world, made["queue"], made["queue_item"])
+    return made
 
 
 def _dataset_with_datapoint(world: World) -> dict[str, Any]:
@@ -106,8 +123,18 @@ def intact(world: World, kind: str) -> str | None:
         "dismissed_run": lambda: world.queue_state(ids["dismissed_run"]) == "dismissed",
         "workspace": lambda: _workspace_exists(world, ids["spare_workspace"]),
         "experiment": lambda: world.call("GET", f"/v2/experiments/{ids['experiment']}")["state"] == "running",
+        "adjudication": lambda: _settled(world, ids["queue_item"]),
     }
     return None if checks[kind]() else f"the standing {kind} did not survive the refused calls"
+
+
+def _settled(world: World, item_id: str) -> bool:
+    """Whether the item still has a settled value (the standing one's, seeded by seed.py)."""
+    with world.db.read() as session:
+        found = session.scalars(
+            select(QueueAdjudication).where(QueueAdjudication.item_id == uuid.UUID(item_id))
+        ).first()
+    return found is not None
 
 
 def _workspace_exists(world: World, workspace_id: str) -> bool:

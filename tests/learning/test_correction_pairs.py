@@ -143,3 +143,48 @@ def test_rating_pairs_come_first_and_the_cap_holds_for_both(harness: Harness) ->
     assert [pair["source"] for pair in pairs] == ["rating", "rating", "correction"]
     capped = _pairs(harness, [*rated, corrected], max_pairs=2)
     assert [pair["source"] for pair in capped] == ["rating", "rating"]
+
+
+def _model(harness: Harness, run_ids: list[str], **config: Any) -> dict[str, Any]:
+    body = {"name": "m", "trace_ids": run_ids, "training_config": config}
+    made: dict[str, Any] = _ok(harness.client.post(f"{RM}/reward-models", json=body, headers=harness.admin))
+    return made
+
+
+def test_a_pair_names_its_corrector_and_the_rules_judge_how_far_the_runs_correctors_agree(
+    harness: Harness,
+) -> None:
+    """Three runs: one corrected wrong by one person alone, one wrong by two, one wrong by two of three
+    (the third says right). Each wrong answer gives a pair naming who said it."""
+    alone, agreed, split = _run(harness), _run(harness), _run(harness)
+    people = [harness.caller(name, role="write") for name in ("ana", "ben", "cy")]
+    fix = {"answer": "wrong", "shouldSay": "Sorry, that order can't be refunded."}
+
+    def correct(run_id: str, who: dict[str, str], verdict: dict[str, Any]) -> dict[str, Any]:
+        body = {"runId": run_id, **verdict}
+        made: dict[str, Any] = _ok(harness.client.post("/v1/corrections", json=body, headers=who), 201)
+        return made
+
+    first = correct(alone, people[0], fix)
+    for who in people[:2]:
+        correct(agreed, who, fix)
+        correct(split, who, fix)
+    correct(split, people[2], {"answer": "right"})
+    runs = [alone, agreed, split]
+    pairs = _pairs(harness, runs)
+    assert len(pairs) == 5
+    assert pairs[0]["source_ids"] == {
+        "correction_id": first["id"],
+        "made_by": first["madeBy"],
+        "participant_id": None,
+        "corrector_group_id": None,
+        "chosen": pairs[0]["source_ids"]["chosen"],
+        "rejected": pairs[0]["source_ids"]["chosen"],
+    }
+    assert first["madeBy"]["kind"] == "user"
+    settled = _model(harness, runs, adjudicated_only=True)
+    assert (settled["num_pairs"], settled["metrics"]) == (2, {"pairs_removed": {"adjudicated_only": 3}})
+    agreeing = _model(harness, runs, min_agreement=0.75)
+    assert (agreeing["num_pairs"], agreeing["metrics"]) == (3, {"pairs_removed": {"min_agreement": 2}})
+    both = _model(harness, runs, adjudicated_only=True, min_agreement=0.75)
+    assert both["metrics"] == {"pairs_removed": {"adjudicated_only": 3, "min_agreement": 0}}

@@ -182,12 +182,18 @@ def test_a_pair_records_every_unflagged_rating_of_its_targets_oldest_first(db: D
     with db.read() as session:
         pairs = {pair.granularity: pair for pair in rating_pairs(session, [good, bad])}
     assert set(pairs) == {"trace", "step"}
+    # Who said it: the ratings' one author, the operator (no principal).
+    who = {"reviewers": [{"id": None, "name": admin.name}]}
     assert pairs["trace"].source_ids == {
-        "chosen": {"trace_id": str(good), "annotation_ids": oldest_first(whole)},
-        "rejected": {"trace_id": str(bad), "annotation_ids": [str(against)]},
+        "chosen": {"trace_id": str(good), "annotation_ids": oldest_first(whole), **who},
+        "rejected": {"trace_id": str(bad), "annotation_ids": [str(against)], **who},
     }
     assert pairs["step"].source_ids == {
-        "chosen": {"trace_id": str(good), "step_id": str(good_step), "annotation_ids": oldest_first(steps)},
-        "rejected": {"trace_id": str(bad), "step_id": str(bad_step), "annotation_ids": [str(against_step)]},
-    }
+        "chosen": {
+            "trace_id": str(good), "step_id": str(good_step), "annotation_ids": oldest_first(steps), **who,
+        },
+        "rejected": {
+            "trace_id": str(bad), "step_id": str(bad_step), "annotation_ids": [str(against_step)], **who,
+        },
+    }  # fmt: skip
     assert pairs["step"].chosen == "user: v asks 0\n\nassistant: v answers 0"

@@ -9,10 +9,15 @@ from typing import Any
 
 from click.testing import CliRunner
 from mcp import types
+from sqlalchemy import select
 
 from redline.cli.main import cli
+from redline.db import Database
+from redline.jobs.models import QUEUED, Job
 from redline.mcp.table import TOOLS
+from redline.stats.group_agreement_job import GROUP_AGREEMENT_JOB
 from tests.asyncrun import run_async
+from tests.conftest import run_waiting_jobs
 from tests.mcpserver.conftest import Connector, World, call
 
 
@@ -269,4 +274,44 @@ def test_an_export_carries_runs_whole_with_what_was_said_and_imports_again(
         "copy-gold-1",
         "copy-running-1",
         "copy-silver-1",
+    ]
+
+
+def test_trends_and_results_ask_the_job_worker_for_the_groups_agreement(
+    assistant: Connector, world: World, db: Database
+) -> None:
+    """A read tool answers that the agreement between corrector groups is being computed and, after its
+    read, asks the job worker for it once, however often it is called; then it answers the stored figures."""
+    subject = f"trends:{world.project_id}:all"
+
+    async def reading() -> list[dict[str, Any]]:
+        async with assistant.session("reader") as session:
+            answers = [await call(session, "trends", project="default") for _ in range(2)]
+            results = await call(session, "rule_results", project="default", rule_id=world.rule_id)
+            return [*(answer["rules"][0]["agreement"] for answer in answers), results["agreement"]]
+
+    for agreement in run_async(reading):
+        assert (agreement["state"], agreement["computedAt"], agreement["sentences"]) == (
+            "computing",
+            None,
+            [],
+        )
+    with db.read() as session:
+        waiting = session.scalars(
+            select(Job.subject).where(Job.kind == GROUP_AGREEMENT_JOB, Job.state == QUEUED)
+        )
+        assert sorted(map(str, waiting)) == sorted([f"rule:{world.rule_id}:since:all", subject])
+    assert run_waiting_jobs(db) == 2
+
+    async def again() -> dict[str, Any]:
+        async with assistant.session("reader") as session:
+            agreement: dict[str, Any] = (await call(session, "trends", project="default"))["rules"][0][
+                "agreement"
+            ]
+            return agreement
+
+    stored = run_async(again)
+    assert (stored["state"], stored["stale"]) == ("stored", False)
+    assert stored["sentences"] == [
+        "Agreement between corrector groups: too few runs corrected by two groups to say (0 so far)"
     ]

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from tests.conftest import ADMIN_TOKEN
 from tests.samples import make_run
 
@@ -28,6 +30,16 @@ WORKED_EXAMPLE: dict[str, list[int | None]] = {
 }
 # The paper's figures.
 NOMINAL, ORDINAL, INTERVAL = 0.743, 0.815, 0.849
+# A live limit the worked example (12 items times 2 measured keys: 24) is above.
+LIVE_ITEMS_BELOW_THE_EXAMPLE = "10"
+
+
+@pytest.fixture
+def computed_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:
+    """REDLINE_AGREEMENT_LIVE_ITEMS below the worked example, so its queue's agreement is the job worker's.
+    Request it before the app or server it is for: their settings are read when they are made."""
+    monkeypatch.setenv("REDLINE_AGREEMENT_LIVE_ITEMS", LIVE_ITEMS_BELOW_THE_EXAMPLE)
+
 
 # The same codes under a categorical key (its options the codes as text), a range key and a text key.
 DEFINITIONS: list[dict[str, Any]] = [

@@ -23,6 +23,7 @@ from sqlalchemy import Table, and_, case, func, insert, literal, null, select, t
 from starlette.testclient import TestClient
 
 from redline.annotations import service as annotation_service
+from redline.annotations.hidden import NOTHING_HIDDEN
 from redline.annotations.models import Annotation
 from redline.app import create_app
 from redline.audit.models import AuditEvent
@@ -569,7 +570,7 @@ def _first_pages(pages: Iterator[Any], count: int = 2) -> None:
 def _annotation_export(store: Store) -> None:
     """The first two pages of `GET /api/v1/rm/export/annotations` (the second after a keyset)."""
     with store.db.read() as session:
-        _first_pages(annotation_service.iter_export(session, store.actor(), chunk=50))
+        _first_pages(annotation_service.iter_export(session, store.actor(), NOTHING_HIDDEN, chunk=50))
 
 
 def _run_export(store: Store) -> None:

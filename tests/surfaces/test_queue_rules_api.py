@@ -319,7 +319,11 @@ def test_a_change_writes_a_version_and_the_versions_say_what_changed(harness: Ha
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({}, "Send at least one of name, when, sample, maxOpen, correctorGroupId and enabled."),
+        (
+            {},
+            "Send at least one of name, when, sample, maxOpen, correctorGroupId, correctorsWanted and "
+            "enabled.",
+        ),
         ({"name": None}, "name: can't be null: only maxOpen and correctorGroupId can be removed."),
         ({"when": None}, "when: can't be null: only maxOpen and correctorGroupId can be removed."),
         ({"sample": None}, "sample: can't be null: only maxOpen and correctorGroupId can be removed."),

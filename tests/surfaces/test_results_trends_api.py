@@ -11,9 +11,11 @@ from typing import Any
 from sqlalchemy import update
 
 from redline.queues.models import ExpertItemRule, RuleResultTally
-from tests.conftest import Harness
+from tests.conftest import Harness, run_waiting_jobs
 
 EXPERT_WEIGHT = 3
+# How a served agreement came to be, beside its figures.
+SERVED = ("state", "computedAt", "stale", "stateSentence")
 
 
 def _ok(answer: Any, status: int = 200) -> Any:
@@ -70,17 +72,34 @@ def _correct(
     _ok(harness.client.post("/v1/corrections", json={"runId": run_id, **verdict}, headers=headers), 201)
 
 
-def _results(harness: Harness, rule_id: str, **params: str) -> dict[str, Any]:
-    path = f"/v1/projects/{harness.project_id}/queue-rules/{rule_id}/results"
+def figures(agreement: dict[str, Any]) -> dict[str, Any]:
+    """An agreement's figures, once it is checked to be stored by the job worker and fresh: how it came
+    to be (`state`, `computedAt`, `stale`, `stateSentence`) left out, so figures of two subjects compare."""
+    assert (agreement["state"], agreement["stale"]) == ("stored", False), agreement
+    return {name: value for name, value in agreement.items() if name not in SERVED}
+
+
+def answered(harness: Harness, path: str, params: dict[str, str]) -> dict[str, Any]:
+    """The answer once the job worker has computed the agreement the first answer asked for."""
+    _ok(harness.client.get(path, params=params, headers=harness.admin))
+    run_waiting_jobs(harness.db)
     body: dict[str, Any] = _ok(harness.client.get(path, params=params, headers=harness.admin))
     return body
+
+
+def _results(harness: Harness, rule_id: str, **params: str) -> dict[str, Any]:
+    """A rule's results, with the figures of its agreement (`figures`)."""
+    path = f"/v1/projects/{harness.project_id}/queue-rules/{rule_id}/results"
+    body = answered(harness, path, params)
+    return {**body, "agreement": figures(body["agreement"])}
 
 
 def _trends(harness: Harness, period: str | None = None) -> dict[str, Any]:
+    """The trends, with the figures of each rule's agreement (`figures`)."""
     params = {"period": period} if period else {}
-    path = f"/v1/projects/{harness.project_id}/trends"
-    body: dict[str, Any] = _ok(harness.client.get(path, params=params, headers=harness.admin))
-    return body
+    body = answered(harness, f"/v1/projects/{harness.project_id}/trends", params)
+    rules = [{**rule, "agreement": figures(rule["agreement"])} for rule in body["rules"]]
+    return {**body, "rules": rules}
 
 
 def _groups_in_id_order(*entries: dict[str, Any]) -> list[dict[str, Any]]:
@@ -139,6 +158,23 @@ def test_the_documents_worked_example(harness: Harness) -> None:
                 ),
             }
         ],
+        # Redline's own member beside the document's fields: only the first run has two groups' verdicts.
+        "agreement": {
+            "metric": "nominal",
+            "minRuns": 10,
+            "minSharedRuns": 10,
+            "runs": 1,
+            "verdicts": 2,
+            "alpha": None,
+            "range": None,
+            "shareAgreed": None,
+            "pairs": [],
+            "pairsWithTooFewRuns": 1,
+            "sentences": [
+                "Agreement between corrector groups: too few runs corrected by two groups to say (1 so far)",
+                "1 pair of groups shares fewer than 10 runs: too few to say.",
+            ],
+        },
     }
     # Any reader of the project may read them.
     reader = harness.caller("a reader", role="read")
@@ -228,6 +264,21 @@ def test_since_counts_the_runs_queued_from_that_day(harness: Harness) -> None:
         "ruleId": rule,
         "since": tomorrow,
         "groups": [],
+        "agreement": {
+            "metric": "nominal",
+            "minRuns": 10,
+            "minSharedRuns": 10,
+            "runs": 0,
+            "verdicts": 0,
+            "alpha": None,
+            "range": None,
+            "shareAgreed": None,
+            "pairs": [],
+            "pairsWithTooFewRuns": 0,
+            "sentences": [
+                "Agreement between corrector groups: too few runs corrected by two groups to say (0 so far)"
+            ],
+        },
     }
 
 

@@ -194,11 +194,13 @@ def test_the_pairs_endpoint_shows_the_texts_and_where_they_came_from(harness: Ha
             "trace_id": good["id"],
             "step_id": good["steps"][ANSWER]["id"],
             "annotation_ids": [good_step["id"]],
+            "reviewers": [{"id": harness.admin_id, "name": "admin"}],
         },
         "rejected": {
             "trace_id": bad["id"],
             "step_id": bad["steps"][ANSWER]["id"],
             "annotation_ids": [bad_step["id"]],
+            "reviewers": [{"id": harness.admin_id, "name": "admin"}],
         },
     }
     trace_pairs = [pair for pair in pairs if pair["granularity"] == "trace"]

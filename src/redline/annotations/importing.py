@@ -45,6 +45,11 @@ from redline.traces.models import Step, Trace
 
 UNKNOWN_TRACE = "no run of the project has this trace_id or trace_external_id"
 STEP_INDEX_NOT_IN_TRACE = "step_index is not a step of this trace"
+# A review value's line names no step or span it was given on, and its key belongs to the project it
+# came from: it is re-saved through /v2 or a queue, where the key's rules apply, not stored from a file.
+REVIEW_VALUE_NOT_IMPORTED = (
+    "a review value (a line with a key) is not imported: save it again on the project's review key"
+)
 
 _ANNOTATIONS = cast(Table, Annotation.__table__)
 # The columns of an imported annotation's row whose ids are in the driver's form.
@@ -84,6 +89,8 @@ def store_group(
     for line in lines:
         said, run = line.said, runs.get(line.number)
         try:
+            if said.key is not None:
+                raise Invalid(REVIEW_VALUE_NOT_IMPORTED)
             if run is None:
                 raise Invalid(UNKNOWN_TRACE)
             step = None

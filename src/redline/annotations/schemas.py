@@ -66,3 +66,6 @@ class AnnotationLine(BaseModel):
     label_error_note: Remark = None
     author: str = Field(min_length=1, max_length=MAX_AUTHOR)
     created_at: AwareDatetime
+    # A person's review value carries its key (and its value, reviewer and queues, which an import leaves
+    # unread): it is not an annotation this import can store (`importing.REVIEW_VALUE_NOT_IMPORTED`).
+    key: str | None = None

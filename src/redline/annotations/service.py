@@ -15,6 +15,7 @@ from sqlalchemy import Select, Table, and_, bindparam, case, func, insert, null,
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from redline.annotations.hidden import Hidden
 from redline.annotations.models import Annotation
 from redline.annotations.quotes import EXACT, exact_place
 from redline.annotations.schemas import AnnotationChange, AnnotationIn, QuoteIn
@@ -310,13 +311,14 @@ def annotation_row(
 # -------------------------------------------------------------------------------------------------- read
 
 
-def for_trace(session: Session, actor: Actor, trace_id: uuid.UUID) -> list[Annotation]:
-    """A trace's annotations, oldest first, flagged ones included: they stay visible."""
+def for_trace(session: Session, actor: Actor, trace_id: uuid.UUID, hidden: Hidden) -> list[Annotation]:
+    """A trace's annotations, oldest first, flagged ones included: they stay visible; those `hidden`
+    from the actor (blind review) left out."""
     trace = readable_trace(session, actor, trace_id, "read")
     return list(
         session.scalars(
             select(Annotation)
-            .where(Annotation.trace_id == trace.id)
+            .where(Annotation.trace_id == trace.id, *hidden.shown())
             .order_by(Annotation.created_at, Annotation.id)
         )
     )
@@ -369,16 +371,22 @@ def counts(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, 
 
 
 def iter_export(
-    session: Session, actor: Actor, chunk: int = EXPORT_CHUNK, line: LineSQL | None = None
+    session: Session,
+    actor: Actor,
+    hidden: Hidden,
+    chunk: int = EXPORT_CHUNK,
+    line: LineSQL | None = None,
+    more: Sequence[ColumnElement[Any]] = (),
 ) -> Iterator[Sequence[ExportRow]]:
-    """Every annotation the actor can read, oldest first, flagged included, in pages of `chunk` rows,
-    so memory stays the same however many there are.
+    """Every annotation the actor can read but those `hidden` from them (blind review), oldest first,
+    flagged included, in pages of `chunk` rows, so memory stays the same however many there are.
 
     Each page is one index range scan: a row-value keyset on (created_at, id). Rows are plain, not ORM
     objects (`ExportRow`): an export only reads. `trace_id` and `created_at` come out of the store as
     the wire's text (`db.wire_text`), and the keyset as stored: building a UUID and a datetime per row only
-    to print them again was most of an export's time (bench/README.md). Given `line`, the store
-    renders each line itself and a row is (its text, then the keyset).
+    to print them again was most of an export's time (bench/README.md). `more` are values read after the
+    document's ten (a review value's reviewer and queues, `export.LineAddition`). Given `line`, the store
+    renders each line itself from all of them and a row is (its text, then the keyset).
     """
     connection = session.connection()
     dialect = connection.dialect.name
@@ -404,12 +412,13 @@ def iter_export(
         Annotation.label_error_note.expression,
         Annotation.author_name.expression,
         time_text(Annotation.created_at, dialect).label("created_at"),
+        *more,
     ]
     columns = [line(values).label("line")] if line is not None else values
     columns += [key[0].label("key_created_at"), key[1].label("key_id")]
     last: tuple[Any, Any] | None = None
     while True:
-        query = select(*columns).where(readable)
+        query = select(*columns).where(readable, *hidden.shown())
         if last is not None:
             query = query.where(past(key, last, descending=False))
         # Through the connection: Core rows, without the ORM's per-row pass over them.

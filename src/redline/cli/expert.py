@@ -27,10 +27,13 @@ from redline.jsonio import dumps
 from redline.queues.expert import engine as expert
 from redline.queues.expert import listing as expert_listing
 from redline.queues.expert import rules as expert_rules
+from redline.queues.expert.progress import progress, progress_dict
 from redline.queues.matching import PINNED
 from redline.queues.models import QueueRule
 from redline.queues.tallies import day_of
 from redline.stats import results as results_service
+from redline.stats.group_agreement_served import rule_agreement
+from redline.stats.stored_figures import ask_for_figures
 from redline.traces import service as traces
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -114,9 +117,12 @@ def _takes(rule: QueueRule) -> str:
 
 
 def _wants(rule: QueueRule, names: dict[uuid.UUID, str]) -> str:
-    if rule.corrector_group_id is None:
-        return "any correction"
-    return names.get(rule.corrector_group_id, str(rule.corrector_group_id))
+    wanted = (
+        "any correction"
+        if rule.corrector_group_id is None
+        else names.get(rule.corrector_group_id, str(rule.corrector_group_id))
+    )
+    return wanted if rule.correctors_wanted == 1 else f"{wanted}, from {rule.correctors_wanted} people"
 
 
 def _group_names(session: Session, project_id: uuid.UUID) -> dict[uuid.UUID, str]:
@@ -185,6 +191,11 @@ def list_rules(context: CliContext, project: str, as_json: bool) -> None:
 @click.option("--sample", type=float, help="The share of matching runs to take, 0.05 for 5% [default: 1].")
 @click.option("--max-open", type=int, help="Add nothing while this many of its runs wait [default: no cap].")
 @click.option("--group", help="The corrector group (id) whose correction it wants [default: any correction].")
+@click.option(
+    "--correctors",
+    type=int,
+    help="From how many distinct people, 1 to 20 [default: 1]: the run waits for all.",
+)
 @click.option("--disabled", is_flag=True, help="Make it switched off: it queues nothing until enabled.")
 @pass_context
 def create_rule(
@@ -198,6 +209,7 @@ def create_rule(
     sample: float | None,
     max_open: int | None,
     group: str | None,
+    correctors: int | None,
     disabled: bool,
 ) -> None:
     """Make the queue rule NAME: it picks matching runs for a correction as they complete, from now on
@@ -214,6 +226,8 @@ def create_rule(
             fields["max_open"] = max_open
         if group is not None:
             fields["corrector_group_id"] = _id(group, "a corrector group")
+        if correctors is not None:
+            fields["correctors_wanted"] = correctors
         _show(session, expert_rules.create_rule(session, actor, project_id, fields), "Made")
 
 
@@ -243,6 +257,7 @@ def get_rule(context: CliContext, rule_id: str, as_json: bool) -> None:
 @click.option("--no-cap", is_flag=True, help="Lift the cap.")
 @click.option("--group", help="The corrector group (id) whose correction it wants.")
 @click.option("--any-correction", is_flag=True, help="Want any correction, of no group in particular.")
+@click.option("--correctors", type=int, help="From how many distinct people, 1 to 20.")
 @click.option("--enable/--disable", "enabled", default=None, help="Switch it on or off.")
 @pass_context
 def set_rule(
@@ -259,6 +274,7 @@ def set_rule(
     no_cap: bool,
     group: str | None,
     any_correction: bool,
+    correctors: int | None,
     enabled: bool | None,
 ) -> None:
     """Write the next version of the queue rule RULE_ID with what the options change; the rest stays.
@@ -284,6 +300,8 @@ def set_rule(
             changes["max_open"] = max_open
         if group is not None or any_correction:
             changes["corrector_group_id"] = _id(group, "a corrector group") if group else None
+        if correctors is not None:
+            changes["correctors_wanted"] = correctors
         if enabled is not None:
             changes["enabled"] = enabled
         new = expert_rules.update_rule(session, actor, project_id, view.rule.rule_id, changes)
@@ -404,7 +422,8 @@ def queue_recent(context: CliContext, rule_id: str, last: int | None, since: dat
 @click.option("--since", callback=_time, help="Only the runs queued on or after this time's UTC day.")
 @pass_context
 def rule_results(context: CliContext, rule_id: str, since: datetime | None) -> None:
-    """The results of the rule RULE_ID, a line for each rule version and agent version, never pooled."""
+    """The results of the rule RULE_ID, a line for each rule version and agent version, never pooled;
+    then how far its corrector groups agree on the runs it queued (as the job worker last computed it)."""
     with as_operator(context, write=False) as (session, actor):
         view = _rule(session, actor, rule_id)
         found = results_service.rule_results(
@@ -414,6 +433,11 @@ def rule_results(context: CliContext, rule_id: str, since: datetime | None) -> N
             view.rule.rule_id,
             since_day=day_of(since) if since else None,
         )
+        served = rule_agreement(session, found)
+    if served.asking is not None:
+        with as_operator(context) as (session, _):
+            ask_for_figures(session, served.asking)
+    agreement = served.by_rule[found.rule_id]
     rows = [
         (
             str(group.rule_version),
@@ -437,6 +461,8 @@ def rule_results(context: CliContext, rule_id: str, since: datetime | None) -> N
     ]
     header = ("RULE VERSION", "AGENT VERSION", "ADDED", "OPEN", "CORRECTED", "DISMISSED", "ERASED")
     print_table(rows, (*header, "SKIPPED BY CAP", "CORRECTIONS", "RUNS CORRECTED", "MARKED RIGHT"))
+    for sentence in [agreement["stateSentence"], *agreement["sentences"]]:
+        click.echo(sentence)
 
 
 # ------------------------------------------------------------------------------------------- the queue
@@ -552,3 +578,23 @@ def reopen(context: CliContext, run_id: str) -> None:
         project_id, run = _project_of_run(session, actor, run_id)
         expert.reopen(session, actor, project_id, run)
     click.echo(f"Run {run} waits in the expert queue again.")
+
+
+@expert_queue_group.command("progress")
+@click.option("--project", required=True, help="Project name or id.")
+@click.option("--json", "as_json", is_flag=True, help="As the API has it.")
+@pass_context
+def queue_progress(context: CliContext, project: str, as_json: bool) -> None:
+    """Each corrector's part in the expert queue: the runs they corrected in a place, and hold now."""
+    with as_operator(context, write=False) as (session, actor):
+        project_id = identity.find_project(session, actor, project).id
+        found = progress(session, actor, project_id)
+    if as_json:
+        click.echo(dumps(progress_dict(found)).decode())
+        return
+    rows = [
+        (one.name or "someone since removed", str(one.principal_id), str(one.corrected), str(one.held))
+        for one in found.correctors
+    ]
+    print_table(rows, ("CORRECTOR", "ID", "CORRECTED", "HOLDS"))
+    click.echo(f"{found.waiting} waiting, {found.held} of them held now.", err=True)

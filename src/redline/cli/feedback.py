@@ -35,6 +35,8 @@ from redline.learning import exports
 from redline.learning import service as learning
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.learning.service import MAX_PAIRS_LIMIT
+from redline.queues.annotation.blind import hidden_from
+from redline.queues.review_export import review_addition
 from redline.sentences import counted
 
 
@@ -63,7 +65,8 @@ def export_annotations(context: CliContext, output: Path | None) -> None:
             open_output(output) as sink,
             progress("Exporting annotations", noun="annotation") as shown,
         ):
-            for chunk in export_chunks(session, context.operator(session)):
+            operator = context.operator(session)
+            for chunk in export_chunks(session, operator, hidden_from(session, operator), review_addition):
                 sink.write(chunk)
                 lines = chunk.count(b"\n")
                 count += lines

@@ -19,11 +19,12 @@ from sqlalchemy.orm import Session
 
 from redline.cli.context import CliContext, as_operator, pass_context, print_table, when_text
 from redline.cli.reviews import key_in
+from redline.db import parse_id
 from redline.db.id_pages import MAX_LIMIT, every_item
 from redline.identity import service as identity
 from redline.identity.service import REVIEWER_ROLES, Actor
+from redline.queues.annotation import adjudication, progress
 from redline.queues.annotation import automations as automations_service
-from redline.queues.annotation import progress
 from redline.queues.annotation import service as queues
 from redline.queues.annotation.items import WHOLE_TRACE
 from redline.queues.annotation.reviewers import is_blind, who_reviews
@@ -38,10 +39,11 @@ from redline.queues.annotation.schemas import (
 )
 from redline.queues.annotation.service import QueueView
 from redline.queues.models import Queue, QueueItem, QueueRule
-from redline.stats import agreement_words
-from redline.stats.agreement import KeyAgreement, queue_agreement
-from redline.stats.agreement_figures import Alpha
-from redline.stats.agreement_wire import agreement_dict
+from redline.stats import agreement_words, disagreement_words
+from redline.stats.agreement_job import ask_for_figures
+from redline.stats.agreement_served import COMPUTING, computed_now, served_agreement
+from redline.stats.disagreements import Disagreement, disagreements
+from redline.stats.disagreements_wire import disagreements_dict
 
 
 @click.group("queues")
@@ -361,45 +363,141 @@ def show_queue(context: CliContext, queue: str, limit: int) -> None:
         click.echo(f"More items: raise --limit (now {limit}) to see them.", err=True)
 
 
-def _agreement_row(found: KeyAgreement) -> tuple[str, ...]:
+def _agreement_row(key: dict[str, Any]) -> tuple[str, ...]:
     """A key's figures as the table shows them; "-" where there is none to show."""
-    figures = found.alpha or Alpha(None, None, None)
-    bounds = figures.bounds
+    measured = key["metric"] is not None
+    bounds = key["range"]
     return (
-        found.review_key.key,
-        found.level or "-",
-        str(found.items) if found.level else "-",
-        str(found.values) if found.level else "-",
-        agreement_words.figure(figures.alpha) if figures.alpha is not None else "-",
-        agreement_words.range_text(*bounds) if bounds else "-",
-        agreement_words.percent(found.share_agreed) if found.share_agreed is not None else "-",
+        key["key"],
+        key["metric"] or "-",
+        str(key["items"]) if measured else "-",
+        str(key["values"]) if measured else "-",
+        agreement_words.figure(key["alpha"]) if key["alpha"] is not None else "-",
+        agreement_words.range_text(bounds["low"], bounds["high"]) if bounds else "-",
+        agreement_words.percent(key["share_agreed"]) if key["share_agreed"] is not None else "-",
     )
 
 
 @queues_group.command("agreement")
 @click.argument("queue")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object, as GET …/agreement answers it.")
+@click.option(
+    "--now",
+    is_flag=True,
+    help="Compute the figures in this process, whatever the queue's size, instead of answering as the "
+    "server does (a large queue's stored figures, or that they are being computed).",
+)
 @pass_context
-def agreement(context: CliContext, queue: str, as_json: bool) -> None:
+def agreement(context: CliContext, queue: str, as_json: bool, now: bool) -> None:
     """How far the reviewers of QUEUE (name or id) agree, per review key: Krippendorff's α with its 95%
     range, the items and values it rests on, the share of items everyone agreed on, then each key's
-    sentences, κ for each pair of reviewers among them (docs/api-queues-datasets.md)."""
+    sentences, κ for each pair of reviewers among them (docs/api-queues-datasets.md). A large queue's as
+    the job worker last computed them, with their as-of time, as the server answers; --now computes them
+    here."""
+    live_items = context.settings().agreement_live_items
     with as_operator(context, write=False) as (session, actor):
-        found = queue_agreement(session, actor, find_queue(session, actor, queue).queue.id)
+        found = find_queue(session, actor, queue).queue
+        name = found.name
+        served = None if now else served_agreement(session, actor, found.id, live_items)
+        answer = computed_now(session, actor, found.id) if served is None else served.answer
+    if served is not None and served.wants_job:
+        with as_operator(context) as (session, _):
+            ask_for_figures(session, served.queue_id, served.reader_id)
     if as_json:
-        click.echo(json.dumps(agreement_dict(found), ensure_ascii=False))
+        click.echo(json.dumps(answer, ensure_ascii=False))
         return
-    if not found.keys:
-        click.echo(f'"{found.queue.name}" is reviewed with no human review: there is nothing to agree on.')
+    if answer["state_sentence"]:
+        click.echo(answer["state_sentence"])
+        click.echo("--now computes the figures here, in this process.", err=True)
+    keys = answer["keys"]
+    if not keys:
+        if answer["state"] != COMPUTING:
+            click.echo(f'"{name}" is reviewed with no human review: there is nothing to agree on.')
         return
     print_table(
-        [_agreement_row(key) for key in found.keys],
+        [_agreement_row(key) for key in keys],
         ("KEY", "METRIC", "ITEMS", "VALUES", "ALPHA", "95% RANGE", "AGREED"),
     )
-    for key in found.keys:
+    for key in keys:
         click.echo("")
-        for sentence in key.sentences:
+        for sentence in key["sentences"]:
             click.echo(sentence)
+
+
+def _disagreement_row(found: Disagreement) -> tuple[str, ...]:
+    settled = found.adjudication
+    return (
+        str(found.item.seq),
+        str(found.item.id),
+        found.review_key.key,
+        disagreement_words.apart_text(found),
+        disagreement_words.said_text(found.values),
+        disagreement_words.value_text(settled.value) if settled else "-",
+    )
+
+
+@queues_group.command("disagreements")
+@click.argument("queue")
+@click.option("--key", help="Only this review key's disagreements.")
+@click.option("--open", "only_open", is_flag=True, help="Only those with no settled value yet.")
+@click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=50, show_default=True, help="How many.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object, as GET …/disagreements answers it.")
+@pass_context
+def list_disagreements(
+    context: CliContext, queue: str, key: str | None, only_open: bool, limit: int, as_json: bool
+) -> None:
+    """The items of QUEUE (name or id) whose reviewers gave different values, per review key, most apart
+    first: each value with who gave it, and the value settled, if any (docs/api-queues-datasets.md)."""
+    with as_operator(context, write=False) as (session, actor):
+        queue_id = find_queue(session, actor, queue).queue.id
+        page = disagreements(session, actor, queue_id, limit=limit, key=key, only_open=only_open)
+        answer = disagreements_dict(page)
+        rows = [_disagreement_row(found) for found in page.items]
+    if as_json:
+        click.echo(json.dumps(answer, ensure_ascii=False))
+        return
+    if not rows:
+        click.echo("No disagreements: on every item, its reviewers gave the same values.")
+        return
+    print_table(rows, ("#", "ITEM", "KEY", "APART", "VALUES", "SETTLED"))
+    if page.has_more:
+        click.echo(f"More disagreements: raise --limit (now {limit}) to see them.", err=True)
+
+
+@queues_group.command("adjudicate")
+@click.argument("queue")
+@click.argument("item")
+@click.argument("key")
+@click.argument("value", nargs=-1)
+@click.option("--note", help="Why this value.")
+@click.option("--clear", is_flag=True, help="Take the settled value back instead.")
+@pass_context
+def adjudicate(
+    context: CliContext,
+    queue: str,
+    item: str,
+    key: str,
+    value: tuple[str, ...],
+    note: str | None,
+    clear: bool,
+) -> None:
+    """Settle the value of ITEM (its id) in QUEUE under KEY where its reviewers disagree: VALUE as a
+    reviewer would give it (each option of a multi-select, space apart), checked as theirs are; their own
+    values stay. Settling again replaces it; --clear takes it back."""
+    if clear == bool(value):
+        raise click.UsageError("Give VALUE to settle, or --clear to take the settled value back.")
+    with as_operator(context) as (session, actor):
+        queue_id = find_queue(session, actor, queue).queue.id
+        item_id = parse_id(item)
+        if item_id is None:
+            raise queues.item_not_found(actor, item)
+        if clear:
+            adjudication.take_back(session, actor, queue_id, item_id, key)
+            click.echo(f'Took back the settled value of item {item_id} under "{key}".')
+            return
+        settled, _ = adjudication.adjudicate(session, actor, queue_id, item_id, key, value, note, typed=True)
+        shown = disagreement_words.value_text(settled.value)
+    click.echo(f'Settled item {item_id} under "{key}": {shown}.')
 
 
 # ------------------------------------------------------------------------------------------------ items

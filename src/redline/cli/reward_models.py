@@ -38,6 +38,7 @@ from redline.learning import autoscore, exports, figures, scoring, trl_train
 from redline.learning import service as learning
 from redline.learning.figures import Figure
 from redline.learning.models import RewardModel
+from redline.learning.pair_rules import ADJUDICATED_ONLY, MIN_AGREEMENT
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.sentences import counted
 
@@ -157,13 +158,34 @@ def show_model(context: CliContext, model_ref: str, as_json: bool) -> None:
     help="Cap after the seed-0 shuffle.",
 )
 @click.option(
+    "--adjudicated-only",
+    is_flag=True,
+    help="Keep only pairs whose items are settled: adjudicated, or agreed by two or more reviewers.",
+)
+@click.option(
+    "--min-agreement",
+    type=click.FloatRange(0, 1),
+    help="Keep only pairs whose items' reviewers agree with the item's value at least this share (0-1).",
+)
+@click.option(
     "--wait",
     is_flag=True,
     help="Wait for the training to end, showing how far it has got (a running job worker trains it).",
 )
 @pass_context
-def create_model(context: CliContext, name: str, traces: tuple[str, ...], max_pairs: int, wait: bool) -> None:
+def create_model(
+    context: CliContext,
+    name: str,
+    traces: tuple[str, ...],
+    max_pairs: int,
+    adjudicated_only: bool,
+    min_agreement: float | None,
+    wait: bool,
+) -> None:
     """Make a model from the traces' ratings and corrections, and queue its training.
+
+    --adjudicated-only and --min-agreement keep only settled pairs (docs/api-rm.md); `reward-models show`
+    says how many pairs each removed.
 
     With an LLM configured (REDLINE_LLM_BASE_URL, REDLINE_LLM_MODEL), training adds pairs from the
     feedback it finds, so fewer than two rating and correction pairs are not refused here. With --wait
@@ -171,10 +193,13 @@ def create_model(context: CliContext, name: str, traces: tuple[str, ...], max_pa
     chosen = trace_ids(traces)
     llm = context.settings().llm_configured
     tune_gc_for_bulk_work()
+    config: dict[str, Any] = {"max_pairs": max_pairs}
+    if adjudicated_only:
+        config[ADJUDICATED_ONLY] = True
+    if min_agreement is not None:
+        config[MIN_AGREEMENT] = min_agreement
     with as_operator(context) as (session, actor):
-        model = learning.create(
-            session, actor, name=name, trace_ids=chosen, config={"max_pairs": max_pairs}, feedback_llm=llm
-        )
+        model = learning.create(session, actor, name=name, trace_ids=chosen, config=config, feedback_llm=llm)
         count = learning.trace_count(session, model.id)
     click.echo(
         f'Queued reward model "{model.name}" ({model.id}): '

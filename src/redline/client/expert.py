@@ -31,7 +31,8 @@ class QueueRules:
     `when` is as the wire has it: `{"agentIds": [...]}` or `{"flowIds": [...]}`, `"versions"` (exact
     versions, or `["pinned"]`), `"status"` (only `["completed"]`), `"includeDryRuns"`. `sample` is the
     share of matches (0.05 for 5%), the same runs every time; `max_open` stops the rule adding more while
-    that many of its runs wait; `corrector_group_id` is whose correction it wants (any, without one).
+    that many of its runs wait; `corrector_group_id` is whose correction it wants (any, without one);
+    `correctors_wanted` is from how many distinct people (1 to 20; 1 unless given).
     """
 
     def __init__(self, http: Http) -> None:
@@ -57,6 +58,7 @@ class QueueRules:
         sample: float | None = None,
         max_open: int | None = None,
         corrector_group_id: str | None = None,
+        correctors_wanted: int | None = None,
         enabled: bool | None = None,
         idempotency_key: str | None = None,
     ) -> dict[str, Any]:
@@ -69,6 +71,7 @@ class QueueRules:
                 "sample": sample,
                 "maxOpen": max_open,
                 "correctorGroupId": corrector_group_id,
+                "correctorsWanted": correctors_wanted,
                 "enabled": enabled,
             }
         )
@@ -93,6 +96,7 @@ class QueueRules:
         sample: float = _UNSET,
         max_open: int | None = _UNSET,
         corrector_group_id: str | None = _UNSET,
+        correctors_wanted: int = _UNSET,
         enabled: bool = _UNSET,
         idempotency_key: str | None = None,
     ) -> dict[str, Any]:
@@ -105,6 +109,7 @@ class QueueRules:
             "sample": sample,
             "maxOpen": max_open,
             "correctorGroupId": corrector_group_id,
+            "correctorsWanted": correctors_wanted,
             "enabled": enabled,
         }
         body = {field: value for field, value in passed.items() if value is not _UNSET}
@@ -191,7 +196,10 @@ class QueueRules:
     def results(self, project_id: str, rule_id: str, since: datetime | str | None = None) -> dict[str, Any]:
         """The rule's results, a group per rule version and agent version, never pooled:
         `{ruleId, since?, groups: [{ruleVersion, agentVersion, added, open, corrected, dismissed, erased,
-        skippedByCap, corrections, runsWithCorrections, yesShare, byGroup}]}` (docs/results-trends.md)."""
+        skippedByCap, corrections, runsWithCorrections, yesShare, byGroup}], agreement}`, `agreement` being
+        how far the corrector groups agree on the runs it queued: `{metric, minRuns, minSharedRuns, runs,
+        verdicts, alpha, range, shareAgreed, pairs, pairsWithTooFewRuns, sentences}`
+        (docs/results-trends.md)."""
         answered = self._http.request(
             "GET", _rules_path(project_id, segment(rule_id), "results"), params={"since": _time(since)}
         )
@@ -286,3 +294,35 @@ class ExpertQueue:
             "POST", _queue_path(project_id, segment(run_id), "reopen"), idempotency_key=_key(idempotency_key)
         )
         return json_object(answered, "a queue item")
+
+    def hold(self, project_id: str, run_id: str, *, idempotency_key: str | None = None) -> dict[str, Any]:
+        """Hold a place in the waiting run for you (or renew your hold), so nobody takes the last place
+        while you correct it: `{item, hold: {state, heldUntil?, places, takenByOthers}}`. A run with no
+        place for you is a ConflictError (`queue-item-taken`, `queue-item-not-for-you`,
+        `queue-item-corrected-by-you`, `queue-item-not-open`)."""
+        answered = self._http.request(
+            "POST", _queue_path(project_id, segment(run_id), "hold"), idempotency_key=_key(idempotency_key)
+        )
+        return json_object(answered, "a hold")
+
+    def next(
+        self,
+        project_id: str,
+        *,
+        idempotency_key: str | None = None,
+        **filters: Unpack[ExpertQueueFilters],
+    ) -> dict[str, Any]:
+        """Your next run, held for you: the oldest waiting one the filters match that you could take a
+        place in, as `hold` answers it; `{item: None, hold: None}` when none is left."""
+        answered = self._http.request(
+            "POST",
+            _queue_path(project_id, "next"),
+            params=_query(filters),
+            idempotency_key=_key(idempotency_key),
+        )
+        return json_object(answered, "a hold")
+
+    def progress(self, project_id: str) -> dict[str, Any]:
+        """Each corrector's part in the queue: `{waiting, held, correctors: [{userId, name, corrected,
+        held}]}`, correctors in order of name."""
+        return json_object(self._http.request("GET", _queue_path(project_id, "progress")), "progress")

@@ -315,8 +315,54 @@ class Queues:
         """How far the queue's reviewers agree, per review key it is reviewed with: `alpha`
         (Krippendorff's α, null while too few items have two values or more) with its `range`, the
         `items` and `values` it rests on, `share_agreed`, κ for each pair of reviewers who share enough
-        items (`pairs`), and the `sentences` that say all this."""
+        items (`pairs`), and the `sentences` that say all this. A large queue's are those the server's
+        job worker last computed: `state` says `live`, `stored` (with `computed_at`, and `stale` when
+        values may have changed since) or `computing` (no `keys` yet), and `state_sentence` says it."""
         return json_object(self._http.request("GET", self._path(queue_id, "agreement")), "an agreement")
+
+    def disagreements(
+        self,
+        queue_id: str,
+        *,
+        key: str | None = None,
+        open_only: bool = False,
+        limit: int = DEFAULT_PAGE_SIZE,
+    ) -> Iterator[dict[str, Any]]:
+        """Every item and review key whose reviewers gave different values, most apart first (a
+        categorical key by the share of values off the most common one, a range key by its spread over
+        its scale), each with its `values` and who gave them and its settled value (`adjudication`, or
+        None); only `key`'s, only those not yet settled with `open_only`. For admins of the queue's
+        project. Fetched a page at a time as iteration goes."""
+        params: Params = {"key": key, "open": "true" if open_only else None, "limit": limit}
+        return every_by_id(self._http, self._path(queue_id, "disagreements"), params)
+
+    def page_disagreements(
+        self,
+        queue_id: str,
+        *,
+        key: str | None = None,
+        open_only: bool = False,
+        limit: int = DEFAULT_PAGE_SIZE,
+        cursor: str | None = None,
+    ) -> Page:
+        """One page of `disagreements`, after `cursor` (the previous page's `next_cursor`)."""
+        params: Params = {"key": key, "open": "true" if open_only else None, "limit": limit}
+        return fetch_page(self._http, self._path(queue_id, "disagreements"), params, cursor)
+
+    def adjudicate(
+        self, queue_id: str, item_id: str, key: str, value: Any, *, note: str | None = None
+    ) -> dict[str, Any]:
+        """Settle the item's value under `key` (an admin of the queue's project), replacing what was
+        settled; checked as a review value of that key is. The reviewers' own values stay. Answers
+        `{value, note, decided_by_id, decided_by_name, decided_at, …}`."""
+        path = self._path(queue_id, "items", segment(item_id), "adjudications", segment(key))
+        body = {"value": value, "note": note}
+        return json_object(self._http.request("PUT", path, json=body), "an adjudication")
+
+    def clear_adjudication(self, queue_id: str, item_id: str, key: str) -> None:
+        """Take back the item's settled value under `key`; a NotFoundError when none is settled."""
+        path = self._path(queue_id, "items", segment(item_id), "adjudications", segment(key))
+        self._http.request("DELETE", path)
 
     def add_to_dataset(self, queue_id: str, item_id: str, dataset_id: str) -> dict[str, Any]:
         """Send the item's trace to a dataset as a datapoint linked to it (`trace_id`); answers the

@@ -14,6 +14,7 @@ from redline.console.pages import (
     correct,
     corrections,
     datasets,
+    disagreements,
     experiment_compare,
     experiment_review,
     experiments,
@@ -45,10 +46,13 @@ def create_console(config: Settings) -> FastAPI:
     console.state.llm_configured = config.llm_configured
     # Where the trace page reads model prices from (REDLINE_PRICES_FILE), else the table Redline ships.
     console.state.prices_file = config.prices_file
+    # A queue's agreement is computed in the page's request up to this size (REDLINE_AGREEMENT_LIVE_ITEMS).
+    console.state.agreement_live_items = config.agreement_live_items
     install_console_errors(console)
     console.mount("/static", StaticFiles(directory=str(files("redline.console") / "static")), name="static")
     for part in (auth, traces, trace_actions, sessions, correct, review, datasets, reward_models):
         console.include_router(part.router)
+    console.include_router(disagreements.router)
     for experimenting in (experiments, experiment_review, experiment_compare):
         console.include_router(experimenting.router)
     for correcting in (corrections, to_review, to_fix, who_corrects, queue_rules, trends):

@@ -15,12 +15,13 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from redline.console import traces_listing as listing
-from redline.console.forms import form_id, form_whole
+from redline.console.forms import form_id, form_number, form_whole
 from redline.console.trace_filters import FILTER_PARAMS, filters_from
 from redline.errors import Invalid
 from redline.identity.models import Project
 from redline.identity.service import Actor, default_write_project
 from redline.learning import service as learning
+from redline.learning.pair_rules import ADJUDICATED_ONLY, MIN_AGREEMENT
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.queues.annotation import service as queues
 
@@ -49,6 +50,9 @@ class ModelForm(BaseModel):
     queue: str = ""
     max_pairs: str = str(DEFAULT_MAX_PAIRS)
     epochs: str = "1"
+    # A checkbox: "on" when ticked, absent (empty) when not.
+    adjudicated_only: str = ""
+    min_agreement: str = ""
     project: str = ""
     agent: str = ""
     version: str = ""
@@ -60,7 +64,7 @@ class ModelForm(BaseModel):
     until: str = ""
 
 
-def _options(form: ModelForm) -> dict[str, int]:
+def _options(form: ModelForm) -> dict[str, int | float | bool]:
     max_pairs = form_whole(form.max_pairs, "Pairs at most") or DEFAULT_MAX_PAIRS
     if not learning.MIN_PAIRS <= max_pairs <= learning.MAX_PAIRS_LIMIT:
         raise Invalid(
@@ -70,7 +74,19 @@ def _options(form: ModelForm) -> dict[str, int]:
     epochs = form_whole(form.epochs, "Epochs") or 1
     if epochs < 1:
         raise Invalid("Epochs: at least 1.", details={"field": "epochs"})
-    return {"max_pairs": max_pairs, "epochs": epochs}
+    options: dict[str, int | float | bool] = {"max_pairs": max_pairs, "epochs": epochs}
+    # The pair rules (learning/pair_rules.py) go into the config only when set, as the API's would.
+    if form.adjudicated_only:
+        options[ADJUDICATED_ONLY] = True
+    least = form_number(form.min_agreement, MIN_AGREEMENT, "Least agreement")
+    if least is not None:
+        if not 0 <= least <= 1:
+            raise Invalid(
+                "Least agreement: a share from 0 to 1 of an item's reviewers who agree with its value.",
+                details={"field": MIN_AGREEMENT},
+            )
+        options[MIN_AGREEMENT] = least
+    return options
 
 
 def filter_words(session: Session, params: Mapping[str, str]) -> str:

@@ -1,17 +1,15 @@
 """The Agreement section of a queue's page: per review key, Krippendorff's α with its range, what it rests
 on and the share of items everyone agreed on, as a table, then the key's sentences (κ for each pair of
-reviewers among them), all from `stats.agreement`, which the API and the CLI say alike."""
+reviewers among them); for a large queue, the as-of time of the figures the job worker computed, or that
+they are being computed. All from the answer `GET …/agreement` gives (`stats.agreement_served`), so the
+page, the API and the CLI say the same."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy.orm import Session
-
-from redline.identity.service import Actor
 from redline.stats import agreement_words as words
-from redline.stats.agreement import KeyAgreement, queue_agreement
 
 
 @dataclass(frozen=True)
@@ -29,23 +27,44 @@ class KeyRow:
     sentences: list[str]
 
 
-def _row(found: KeyAgreement) -> KeyRow:
-    figures = found.alpha
-    bounds = figures.bounds if figures is not None else None
-    measured = found.level is not None
+@dataclass(frozen=True)
+class AgreementSection:
+    """The rows, and how the figures came to be (`state`, `computed_at`, `stale` and their sentence)."""
+
+    rows: list[KeyRow]
+    state: str
+    computed_at: str | None
+    stale: bool
+    sentence: str | None
+
+    @property
+    def shown(self) -> bool:
+        """A queue reviewed with no key has nothing to show, unless its figures are being computed."""
+        return bool(self.rows or self.sentence)
+
+
+def _row(key: dict[str, Any]) -> KeyRow:
+    measured = key["metric"] is not None
+    bounds = key["range"]
     return KeyRow(
-        key=found.review_key.key,
-        title=found.review_key.title,
-        metric=found.level or "none (text)",
-        alpha=words.figure(figures.alpha) if figures is not None and figures.alpha is not None else "—",
-        range=words.range_text(*bounds) if bounds else "—",
-        items=f"{found.items:,}" if measured else "—",
-        values=f"{found.values:,}" if measured else "—",
-        agreed=words.percent(found.share_agreed) if found.share_agreed is not None else "—",
-        sentences=found.sentences,
+        key=key["key"],
+        title=key["display_name"],
+        metric=key["metric"] or "none (text)",
+        alpha=words.figure(key["alpha"]) if key["alpha"] is not None else "—",
+        range=words.range_text(bounds["low"], bounds["high"]) if bounds else "—",
+        items=f"{key['items']:,}" if measured else "—",
+        values=f"{key['values']:,}" if measured else "—",
+        agreed=words.percent(key["share_agreed"]) if key["share_agreed"] is not None else "—",
+        sentences=key["sentences"],
     )
 
 
-def agreement_rows(session: Session, actor: Actor, queue_id: uuid.UUID) -> list[KeyRow]:
-    """A row for each review key the queue is reviewed with, in the queue's order."""
-    return [_row(found) for found in queue_agreement(session, actor, queue_id).keys]
+def agreement_section(answer: dict[str, Any]) -> AgreementSection:
+    """The section of a served answer (`agreement_served.served_agreement`)."""
+    return AgreementSection(
+        [_row(key) for key in answer["keys"]],
+        answer["state"],
+        answer["computed_at"],
+        answer["stale"],
+        answer["state_sentence"],
+    )

@@ -100,16 +100,26 @@ def share_percent(sample: float) -> str:
     return f"{sample * 100:g}"
 
 
-def wants_words(group_id: str | None, names: Names) -> str:
+def wants_words(group_id: str | None, names: Names, correctors: int = 1) -> str:
     """What correction the rule waits for: "Any correction", or one of the group it wants ("An expert
-    correction", "A bot correction")."""
+    correction", "A bot correction"); from several people: "3 expert corrections, each from someone
+    else"."""
     if group_id is None:
-        return "Any correction"
-    name = names.groups.get(group_id, "unknown")
-    if group_id not in names.live_groups:
-        return f'A correction of the removed group "{name}", which nobody can give'
-    article = "An" if name[:1].lower() in "aeiou" else "A"
-    return f"{article} {name} correction"
+        wanted = "Any correction" if correctors == 1 else f"{correctors} corrections"
+    elif group_id not in names.live_groups:
+        name = names.groups.get(group_id, "unknown")
+        some = "A correction" if correctors == 1 else f"{correctors} corrections"
+        return f'{some} of the removed group "{name}", which nobody can give'
+    else:
+        name = names.groups.get(group_id, "unknown")
+        article = "An" if name[:1].lower() in "aeiou" else "A"
+        wanted = f"{article} {name} correction" if correctors == 1 else f"{correctors} {name} corrections"
+    return wanted if correctors == 1 else f"{wanted}, each from someone else"
+
+
+def correctors_words(correctors: int) -> str:
+    """From how many people: "1 person", "3 people"."""
+    return "1 person" if correctors == 1 else f"{correctors} people"
 
 
 def cap_words(max_open: int | None) -> str:
@@ -153,6 +163,8 @@ def change_sentence(change: Mapping[str, Any], names: Names) -> str:
         case "correctorGroupId":
             wanted = [_lower_first(wants_words(group, names)) for group in (before, after)]
             return f"Wants: {wanted[0]} → {wanted[1]}"
+        case "correctorsWanted":
+            return f"Correctors: {correctors_words(before)} → {correctors_words(after)}"
         case "enabled":
             return f"State: {state_words(before)} → {state_words(after)}"
     return f"{change['field']}: {before} → {after}"

@@ -13,6 +13,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from redline.db import parse_id
 from redline.db.keyset import past
+from redline.db.wire_text import Column
 from redline.errors import Invalid
 
 T = TypeVar("T")
@@ -37,15 +38,20 @@ class IdPage(Generic[T]):
     has_more: bool
 
 
+def no_such_edge(field: str, ident: str) -> Invalid:
+    """An edge id that names no row of the list: bad input, not an empty page."""
+    return Invalid(f"{field}: no item has the id {ident}.", details={"field": field})
+
+
 def _edge(
     session: Session, keys: Sequence[InstrumentedAttribute[Any]], ident: str, field: str
 ) -> tuple[Any, ...]:
-    """The sort key of the row an edge id names; an id that names no row is bad input, not an empty page."""
+    """The sort key of the row an edge id names."""
     id_column = keys[-1]
     parsed = parse_id(ident)
     found = session.execute(select(*keys).where(id_column == parsed)).first() if parsed else None
     if found is None:
-        raise Invalid(f"{field}: no item has the id {ident}.", details={"field": field})
+        raise no_such_edge(field, ident)
     return tuple(found)
 
 
@@ -64,6 +70,32 @@ def id_page(
     `starting_after` gives the rows after that id; `ending_before` the `limit` rows just before it, still
     in list order; `has_more` says whether rows lie beyond the page in the direction it was read.
     """
+    return rows_page(
+        lambda paged: list(session.scalars(paged)),
+        query,
+        keys,
+        lambda ident, field: _edge(session, keys, ident, field),
+        limit=limit,
+        starting_after=starting_after,
+        ending_before=ending_before,
+        descending=descending,
+    )
+
+
+def rows_page(
+    read: Callable[[Select[Any]], list[T]],
+    query: Select[Any],
+    keys: Sequence[Column],
+    edge_of: Callable[[str, str], tuple[Any, ...]],
+    *,
+    limit: int,
+    starting_after: str | None = None,
+    ending_before: str | None = None,
+    descending: bool = True,
+) -> IdPage[T]:
+    """`id_page` for any list whose rows an id names: `read` runs the ordered, limited query into rows,
+    and `edge_of(id, field)` answers the sort key (`keys`' values) of the row an edge id names, raising
+    `no_such_edge` when none has it (a list of computed rows, whose ids are not one column's)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise Invalid(f"limit is from 1 to {MAX_LIMIT}.", details={"field": "limit"})
     if starting_after and ending_before:
@@ -72,10 +104,10 @@ def id_page(
     reading_descending = descending == forward
     if starting_after or ending_before:
         field = "starting_after" if starting_after else "ending_before"
-        edge = _edge(session, keys, starting_after or ending_before or "", field)
+        edge = edge_of(starting_after or ending_before or "", field)
         query = query.where(past(keys, edge, descending=reading_descending))
     order = [column.desc() if reading_descending else column.asc() for column in keys]
-    rows = list(session.scalars(query.order_by(*order).limit(limit + 1)))
+    rows = read(query.order_by(*order).limit(limit + 1))
     has_more = len(rows) > limit
     rows = rows[:limit]
     if not forward:

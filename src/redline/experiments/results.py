@@ -40,6 +40,7 @@ from redline.experiments.models import Experiment, ExperimentAnnotation, Experim
 from redline.experiments.schemas import InlineRunIn, ResultAnnotationsIn, ResultIn, ResultReviewRemoval
 from redline.experiments.service import experiment_for, require_running, review_keys
 from redline.identity.service import Actor
+from redline.queues.annotation.blind import hidden_from
 from redline.reviews.annotate import remove_values, save_values
 from redline.reviews.evaluations import RunEvaluation, record_on_runs
 from redline.reviews.said import Said, said_about
@@ -272,7 +273,7 @@ def record(
     experiment.updated_at = now
     experiment.updated_by = actor.principal_id
     session.flush()
-    return views_of(session, experiment, _results_in_order(session, result_ids))
+    return views_of(session, actor, experiment, _results_in_order(session, result_ids))
 
 
 def _existing(
@@ -304,9 +305,10 @@ def _results_in_order(session: Session, result_ids: Sequence[uuid.UUID]) -> list
 
 
 def views_of(
-    session: Session, experiment: Experiment, results: Sequence[ExperimentResult]
+    session: Session, actor: Actor, experiment: Experiment, results: Sequence[ExperimentResult]
 ) -> list[ResultView]:
-    """The results with their runs' outputs and what was said about the runs, in a few queries for all."""
+    """The results with their runs' outputs and what was said about the runs (but the values blind review
+    hides from the actor), in a few queries for all."""
     run_ids = [result.run_id for result in results]
     runs: dict[uuid.UUID, tuple[Any, str]] = {}
     for chunk in in_chunks(list(dict.fromkeys(run_ids))):
@@ -314,7 +316,7 @@ def views_of(
             select(Trace.id, Trace.output, Trace.status).where(Trace.id.in_(chunk))
         ):
             runs[trace_id] = (output, status)
-    said = said_about(session, run_ids)
+    said = said_about(session, run_ids, hidden_from(session, actor))
     made_here = frozenset(
         _made_in(session, experiment.id, [one.annotation.id for items in said.values() for one in items])
     )
@@ -362,7 +364,7 @@ def list_results(
         ending_before=ending_before,
         descending=False,
     )
-    return page, views_of(session, experiment, page.items)
+    return page, views_of(session, actor, experiment, page.items)
 
 
 def result_of(
@@ -379,7 +381,7 @@ def get_result(
     session: Session, actor: Actor, experiment_id: uuid.UUID | str, result_id: uuid.UUID | str
 ) -> ResultView:
     experiment = experiment_for(session, actor, experiment_id, "read")
-    [one] = views_of(session, experiment, [result_of(session, actor, experiment, result_id)])
+    [one] = views_of(session, actor, experiment, [result_of(session, actor, experiment, result_id)])
     return one
 
 
@@ -417,7 +419,7 @@ def review_result(
         [{"experiment_id": experiment.id, "annotation_id": row.id} for row in written],
     )
     session.flush()
-    [one] = views_of(session, experiment, [result])
+    [one] = views_of(session, actor, experiment, [result])
     return one
 
 
@@ -434,5 +436,5 @@ def take_back_review(
     experiment = experiment_for(session, actor, experiment_id, "write")
     result = result_of(session, actor, experiment, result_id)
     remove_values(session, actor, result.run_id, body.span_id or "", keys=body.keys, metadata=body.metadata)
-    [one] = views_of(session, experiment, [result])
+    [one] = views_of(session, actor, experiment, [result])
     return one

@@ -104,7 +104,7 @@ def result_screen(
     )
     if place.result is None:
         return screen
-    [view] = views_of(session, experiment, [place.result])
+    [view] = views_of(session, actor, experiment, [place.result])
     screen.view = view
     screen.reviewed = is_reviewed(session, place.result)
     screen.trace = session.get(Trace, place.result.run_id)

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from sqlalchemy import distinct, func, select
 from sqlalchemy.orm import Session
 
+from redline.annotations.hidden import Hidden
 from redline.annotations.models import Annotation
 from redline.db.json_values import json_number
 from redline.experiments.models import ExperimentAnnotation, ExperimentResult
 from redline.experiments.reviewed import reviewed_counts
 from redline.experiments.service import ExperimentView, experiment_for, view
 from redline.identity.service import Actor
+from redline.queues.annotation.blind import hidden_from
 from redline.reviews.kinds import EVALUATOR_RESULT, REVIEW_VALUE
 
 
@@ -115,7 +117,7 @@ def _evaluators(session: Session, experiment_id: uuid.UUID) -> list[EvaluatorSum
     ]
 
 
-def _reviews(session: Session, experiment_id: uuid.UUID) -> list[KeySummary]:
+def _reviews(session: Session, experiment_id: uuid.UUID, hidden: Hidden) -> list[KeySummary]:
     here = (
         select(ExperimentAnnotation.annotation_id)
         .where(ExperimentAnnotation.experiment_id == experiment_id)
@@ -135,6 +137,7 @@ def _reviews(session: Session, experiment_id: uuid.UUID) -> list[KeySummary]:
         .where(
             ExperimentResult.experiment_id == experiment_id,
             REVIEW_VALUE,
+            *hidden.shown(),
         )
         .group_by(Annotation.key)
         .order_by(Annotation.key)
@@ -150,7 +153,8 @@ def _reviewed(session: Session, experiment_id: uuid.UUID) -> int:
     return reviewed_counts(session, [experiment_id])[experiment_id]
 
 
-def summary_of(session: Session, experiment_id: uuid.UUID) -> Summary:
+def summary_of(session: Session, experiment_id: uuid.UUID, hidden: Hidden) -> Summary:
+    """The experiment's figures; the values `hidden` from the reader (blind review) count in none."""
     results, errored, figures = _figures(session, experiment_id)
     return Summary(
         results_count=results,
@@ -158,7 +162,7 @@ def summary_of(session: Session, experiment_id: uuid.UUID) -> Summary:
         reviewed_count=_reviewed(session, experiment_id),
         figures=figures,
         evaluators=_evaluators(session, experiment_id),
-        reviews=_reviews(session, experiment_id),
+        reviews=_reviews(session, experiment_id, hidden),
     )
 
 
@@ -167,4 +171,4 @@ def experiment_summary(
 ) -> tuple[ExperimentView, Summary]:
     """The experiment with its summary; the read role is enough."""
     experiment = experiment_for(session, actor, experiment_id, "read")
-    return view(session, experiment), summary_of(session, experiment.id)
+    return view(session, experiment), summary_of(session, experiment.id, hidden_from(session, actor))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, select, update
+from sqlalchemy import Table, bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from redline.db import bulk_insert, in_chunks, new_id, utcnow
@@ -128,6 +128,18 @@ def latest(session: Session, kind: str, subject: str, state: str) -> Job | None:
         .limit(1)
     )
     return session.scalars(query).first()
+
+
+def keep_newest_done(session: Session, kind: str, subject: str) -> None:
+    """Delete the done jobs of this kind about this subject but the newest: where each run's result
+    replaces the last one's (a figure computed again), the table keeps one, not one per run."""
+    newest = latest(session, kind, subject, DONE)
+    if newest is not None:
+        session.execute(
+            delete(Job).where(
+                Job.kind == kind, Job.subject == subject, Job.state == DONE, Job.id != newest.id
+            )
+        )
 
 
 def waiting_count(session: Session, kind: str) -> int:

@@ -13,7 +13,10 @@ should have done, so a pair needs no model to imagine the better action.
   the chosen text would have to be invented.
 
 Only live corrections count (not replaced, not removed), of the traces the model was asked to learn
-from, oldest first; each pair records the correction's id.
+from, oldest first; each pair records who said it: the correction's id, its author (`made_by`, with the
+end user it speaks for, `participant_id`) and its corrector group. A training config's rules
+(`pair_rules.py`) judge a pair by how far the run's live corrections agree that the part it is about
+(the answer, or the decisions) was wrong.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from redline.corrections.models import COUNTED, Correction
 from redline.corrections.replay import call_matches, listed_args
 from redline.db import in_chunks
+from redline.learning.pair_rules import NO_RULES, Agreement, PairRules, Removed
 from redline.learning.pairs import Pair, StepRow, steps_by_trace
 from redline.traces.render import STEP_SEPARATOR, render_prefix, render_trace
 
@@ -45,12 +49,20 @@ def _with(prefix: str, line: str) -> str:
 
 def _pair(correction: Correction, steps: Sequence[StepRow], index: int, chosen_line: str) -> Pair:
     side = {"trace_id": str(correction.run_id), "step_id": str(steps[index].id)}
+    group = correction.corrector_group_id
     return Pair(
         granularity="step",
         chosen=_with(_before(steps, index), chosen_line),
         rejected=render_prefix(steps, index),
         source=SOURCE,
-        source_ids={"correction_id": str(correction.id), "chosen": side, "rejected": side},
+        source_ids={
+            "correction_id": str(correction.id),
+            "made_by": {"kind": correction.made_by_kind, "id": str(correction.made_by_id)},
+            "participant_id": correction.participant_id,
+            "corrector_group_id": None if group is None else str(group),
+            "chosen": side,
+            "rejected": side,
+        },
     )
 
 
@@ -105,9 +117,39 @@ def decision_pair(correction: Correction, steps: Sequence[StepRow]) -> Pair | No
     return None
 
 
-def correction_pairs(session: Session, trace_ids: Sequence[uuid.UUID], limit: int) -> list[Pair]:
-    """The pairs the traces' live corrections make, oldest correction first, at most `limit`."""
-    if limit <= 0:
+# The parts of a run a correction judges that make a pair, each with what makes it.
+_PARTS = ("answer", "decisions")
+
+
+def _agreement(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[tuple[uuid.UUID, str], Agreement]:
+    """Per run and part (answer, decisions): how many live corrections judge it, and how many say wrong;
+    one grouped statement per chunk of runs."""
+    verdicts = [getattr(Correction, part) for part in _PARTS]
+    query = select(
+        Correction.run_id,
+        *(func.sum(case((verdict.in_(("right", "wrong")), 1), else_=0)) for verdict in verdicts),
+        *(func.sum(case((verdict == "wrong", 1), else_=0)) for verdict in verdicts),
+    ).where(COUNTED)
+    found: dict[tuple[uuid.UUID, str], Agreement] = {}
+    for chunk in in_chunks(sorted(set(run_ids))):
+        for run_id, answers, decisions, wrong_answers, wrong_decisions in session.execute(
+            query.where(Correction.run_id.in_(chunk)).group_by(Correction.run_id)
+        ):
+            found[(run_id, "answer")] = Agreement(int(answers), int(wrong_answers))
+            found[(run_id, "decisions")] = Agreement(int(decisions), int(wrong_decisions))
+    return found
+
+
+def correction_pairs(
+    session: Session,
+    trace_ids: Sequence[uuid.UUID],
+    limit: int,
+    rules: PairRules = NO_RULES,
+    removed: Removed | None = None,
+) -> list[Pair]:
+    """The pairs the traces' live corrections make, oldest correction first, at most `limit`, of those
+    `rules` keep; what each rule removed (of every pair the corrections make) is added to `removed`."""
+    if limit <= 0 and not rules.named():
         return []
     corrections: list[Correction] = []
     for chunk in in_chunks(list(trace_ids)):
@@ -122,10 +164,20 @@ def correction_pairs(session: Session, trace_ids: Sequence[uuid.UUID], limit: in
         )
     corrections.sort(key=lambda correction: (correction.created_at, correction.id.int))
     steps = steps_by_trace(session, {correction.run_id for correction in corrections})
+    agreement = (
+        _agreement(session, [correction.run_id for correction in corrections]) if rules.named() else {}
+    )
     pairs: list[Pair] = []
     for correction in corrections:
-        for made in (answer_pair, decision_pair):
+        for made, part in zip((answer_pair, decision_pair), _PARTS, strict=True):
             pair = made(correction, steps[correction.run_id])
-            if pair is not None and len(pairs) < limit:
+            if pair is None:
+                continue
+            judged = agreement.get((correction.run_id, part))
+            rule = rules.first_removing(() if judged is None else (judged,))
+            if rule is not None:
+                if removed is not None:
+                    removed[rule] += 1
+            elif len(pairs) < limit:
                 pairs.append(pair)
     return pairs

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from redline.learning.pair_rules import ADJUDICATED_ONLY, MIN_AGREEMENT, PAIRS_REMOVED
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.learning.rewardmodel import DEFAULT_KIND
 from redline.sentences import counted
@@ -83,6 +84,14 @@ _CONFIG: dict[str, tuple[str, Callable[[Any], str]]] = {
     "max_pairs": ("Pairs at most", _plain),
     "epochs": ("Epochs", _plain),
     "base_model": ("Base model", _plain),
+    ADJUDICATED_ONLY: (
+        "Settled items only",
+        lambda on: "yes (adjudicated, or agreed by two or more)" if on else "no",
+    ),
+    MIN_AGREEMENT: (
+        "Least agreement",
+        lambda share: percent(share) if isinstance(share, int | float) else _plain(share),
+    ),
 }
 
 
@@ -152,6 +161,7 @@ _METRICS = {
     "actions_featurised",
     "tools",
     "feedback",
+    PAIRS_REMOVED,
 }
 
 
@@ -224,4 +234,21 @@ def metric_figures(metrics: Mapping[str, Any]) -> list[Figure]:
         if key in metrics:
             figures.append(Figure(label, _plain(metrics[key])))
     figures += _feedback(metrics.get("feedback"))
+    figures += _removed(metrics.get(PAIRS_REMOVED))
     return figures + _rest(metrics, _METRICS)
+
+
+_RULE_LABELS = {ADJUDICATED_ONLY: "settled items only", MIN_AGREEMENT: "least agreement"}
+
+
+def _removed(removed: Any) -> list[Figure]:
+    """How many pairs each of the config's rules removed: "Pairs removed 12 (settled items only), 3 (least
+    agreement)"."""
+    if not isinstance(removed, Mapping) or not removed:
+        return []
+    said = ", ".join(
+        f"{_plain(count)} ({_RULE_LABELS.get(rule, _named(rule))})" for rule, count in removed.items()
+    )
+    return [
+        Figure("Pairs removed", said, "pairs whose items were not settled or agreed enough, before the cap")
+    ]

@@ -20,6 +20,7 @@ from redline.jobs.models import Job
 from redline.learning import training
 from redline.learning.correction_pairs import correction_pairs
 from redline.learning.models import FeedbackAssessment, PreferencePair, RewardModel, RewardModelTrace
+from redline.learning.pair_rules import NO_RULES, PAIRS_REMOVED, PairRules, Removed, removed_figures
 from redline.learning.pairs import DEFAULT_MAX_PAIRS, Pair, rating_pairs
 from redline.traces.models import Trace
 
@@ -70,11 +71,17 @@ def preview_pairs(
     return feedback_pairs(session, readable_traces(session, actor, trace_ids), max_pairs)
 
 
-def feedback_pairs(session: Session, trace_ids: Sequence[uuid.UUID], max_pairs: int) -> list[Pair]:
+def feedback_pairs(
+    session: Session,
+    trace_ids: Sequence[uuid.UUID],
+    max_pairs: int,
+    rules: PairRules = NO_RULES,
+    removed: Removed | None = None,
+) -> list[Pair]:
     """The traces' pairs in the order issue 7 lists the sources — explicit ratings, then corrections —
-    capped at `max_pairs` in all."""
-    pairs = rating_pairs(session, trace_ids, max_pairs)
-    return pairs + correction_pairs(session, trace_ids, max_pairs - len(pairs))
+    capped at `max_pairs` in all, of those `rules` keep (what each removed is added to `removed`)."""
+    pairs = rating_pairs(session, trace_ids, max_pairs, rules, removed)
+    return pairs + correction_pairs(session, trace_ids, max_pairs - len(pairs), rules, removed)
 
 
 def create(
@@ -92,10 +99,16 @@ def create(
     adds the feedback-derived pairs first (`assessments.py`), which may make up the count, and the
     job fails with the reason if they don't. Refusing here would turn away exactly the traces whose
     only feedback is comments and user corrections.
+
+    The config's `adjudicated_only` and `min_agreement` keep only settled pairs (`pair_rules.py`); the
+    model's metrics say how many each removed (`pairs_removed`) from now on, and keep saying it once
+    trained.
     """
     max_pairs = max_pairs_of(config)
+    rules = PairRules.of(config)
     traces = readable_traces(session, actor, trace_ids)
-    pairs = feedback_pairs(session, traces, max_pairs)
+    removed = Removed()
+    pairs = feedback_pairs(session, traces, max_pairs, rules, removed)
     if len(pairs) < MIN_PAIRS and not feedback_llm:
         raise Invalid(
             f"training needs at least {MIN_PAIRS} usable pairs; the selected traces give {len(pairs)}: "
@@ -115,6 +128,7 @@ def create(
         max_pairs=max_pairs,
         num_pairs=len(pairs),
         training_config=config,
+        metrics={PAIRS_REMOVED: removed_figures(rules, removed)} if rules.named() else None,
         created_by=actor.principal_id,
         created_at=utcnow(),
     )

@@ -25,6 +25,7 @@ from redline.jobs.worker import JobFailed, JobKind, Reporter
 from redline.learning import assessments, rewardmodel
 from redline.learning.chat import ChatModel
 from redline.learning.models import PreferencePair, RewardModel, RewardModelArtifact
+from redline.learning.pair_rules import PAIRS_REMOVED
 
 TRAIN_JOB = "train-reward-model"
 QUEUED_DETAIL = "Queued for training."
@@ -90,6 +91,8 @@ def run(db: Database, claimed: Claimed, report: Reporter, chat: ChatModel | None
         model.started_at, model.error = utcnow(), None
         model_id, epochs = model.id, model.epochs
         kind = model.training_config.get("model_kind")
+        # What the config's rules removed when the pairs were built (`service.create`), kept once trained.
+        kept = {key: value for key, value in (model.metrics or {}).items() if key == PAIRS_REMOVED}
     share = 0.0
     feedback: dict[str, Any] = {"status": "skipped", "detail": assessments.NOT_CONFIGURED}
     if chat is not None:
@@ -110,7 +113,7 @@ def run(db: Database, claimed: Claimed, report: Reporter, chat: ChatModel | None
         )
     except rewardmodel.TrainingRefused as refused:
         raise JobFailed(str(refused)) from None
-    metrics = {**trained.metrics, "feedback": feedback}
+    metrics = {**trained.metrics, "feedback": feedback, **kept}
     with db.write() as session:
         model = session.get_one(RewardModel, model_id)
         session.merge(RewardModelArtifact(reward_model_id=model_id, kind=trained.kind, blob=trained.blob))

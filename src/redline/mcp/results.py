@@ -14,9 +14,10 @@ from sqlalchemy.orm import Session
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.mcp.arguments import ProjectRef
-from redline.mcp.tool import Answer, Arguments, Tool
+from redline.mcp.tool import Answered, Arguments, Tool
 from redline.queues.expert import rules
 from redline.stats import results, trends
+from redline.stats.group_agreement_served import rule_agreement
 from redline.stats.wire import rule_results_dict, trends_dict
 
 
@@ -28,12 +29,13 @@ class RuleResults(Arguments):
     ] = None
 
 
-def rule_results(session: Session, actor: Actor, asked: RuleResults) -> Answer:
+def rule_results(session: Session, actor: Actor, asked: RuleResults) -> Answered:
     project = identity.find_project(session, actor, asked.project).id
     rule = rules.view_dict(rules.get_rule(session, actor, project, asked.rule_id))
     since = asked.since.isoformat() if asked.since else None
     found = results.rule_results(session, actor, project, asked.rule_id, since_day=since)
-    return {"rule": rule, **rule_results_dict(found)}
+    agreement = rule_agreement(session, found)
+    return Answered({"rule": rule, **rule_results_dict(found, agreement)}, agreement.asking)
 
 
 RULE_RESULTS = Tool(
@@ -44,7 +46,10 @@ RULE_RESULTS = Tool(
         "version of the rule and each agent version, how many runs it queued, where they stand (open, "
         "corrected, dismissed, erased, skipped by the cap), the corrections they got by corrector group, "
         "and yesShare, the weighted share of corrections that found nothing wrong. Never pooled across "
-        "versions."
+        "versions. Then agreement: how far the corrector groups agree on the runs it queued "
+        "(Krippendorff's alpha with a 95% range, Cohen's kappa per pair of groups, in sentences), as the "
+        "job worker last computed it: state stored with computedAt and stale, or computing (ask again "
+        "in a moment)."
     ),
     arguments=RuleResults,
     call=rule_results,
@@ -58,9 +63,10 @@ class Trends(Arguments):
     ] = "all"
 
 
-def project_trends(session: Session, actor: Actor, asked: Trends) -> Answer:
+def project_trends(session: Session, actor: Actor, asked: Trends) -> Answered:
     project = identity.find_project(session, actor, asked.project).id
-    return trends_dict(trends.trends(session, actor, project, asked.period))
+    found = trends.trends(session, actor, project, asked.period)
+    return Answered(trends_dict(found), found.asking)
 
 
 TRENDS = Tool(
@@ -70,8 +76,9 @@ TRENDS = Tool(
         "Per live queue rule of a project, by its latest version: the weighted share of corrections that "
         "marked each agent version right, with a 95% range, said in sentences (a version shows from "
         "minCorrections corrections; two versions are compared only when their ranges are apart), the "
-        "corrector groups' weights, and earlier rule versions apart. Use it to tell whether a new agent "
-        "version does better."
+        "corrector groups' weights, earlier rule versions apart, and how far the corrector groups agree "
+        "on each rule's runs (as the job worker last computed it, with state, computedAt and stale). Use "
+        "it to tell whether a new agent version does better."
     ),
     arguments=Trends,
     call=project_trends,

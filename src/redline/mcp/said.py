@@ -16,17 +16,18 @@ from redline.corrections.wire import correction_dict
 from redline.db.paging import MAX_LIMIT
 from redline.identity.service import Actor
 from redline.mcp.shapes import annotation_dict, said_dict
+from redline.queues.annotation.blind import hidden_from
 from redline.reviews.said import said_about
 
 
 def said_about_runs(
     session: Session, actor: Actor, run_ids: Sequence[uuid.UUID]
 ) -> dict[uuid.UUID, dict[str, list[dict[str, Any]]]]:
-    """Per run: `annotations` (ratings, comments), `reviewValues` (values for review keys, evaluator
-    results with their corrections) and `corrections` (the live ones, newest first: one per person, so
-    a page of the list holds them all)."""
+    """Per run: `annotations` (ratings, comments), `reviewValues` (values for review keys but those
+    blind review hides from the actor, evaluator results with their corrections) and `corrections` (the
+    live ones, newest first: one per person, so a page of the list holds them all)."""
     feedback = annotation_service.feedback_on(session, run_ids)
-    reviewed = said_about(session, run_ids)
+    reviewed = said_about(session, run_ids, hidden_from(session, actor))
     found: dict[uuid.UUID, dict[str, list[dict[str, Any]]]] = {}
     for run_id in run_ids:
         live = corrections.list_corrections(

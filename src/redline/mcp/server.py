@@ -28,6 +28,8 @@ from redline.fieldpaths import field_path
 from redline.jsonio import dumps_text
 from redline.mcp.callers import Caller
 from redline.mcp.table import TOOLS
+from redline.mcp.tool import Answered
+from redline.stats.stored_figures import ask_if_wanted
 
 log = logging.getLogger("redline.mcp")
 
@@ -79,6 +81,9 @@ def answer(
         actor = caller(db, request)
         with db.write() if tool.writes else db.read() as session:
             said = tool.call(session, actor, asked)
+        if isinstance(said, Answered):
+            ask_if_wanted(db, said.asking)
+            said = said.answer
     except RedlineError as error:
         return refusal(error.message)
     except Exception as error:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy.orm import Session
 
 from redline.identity.service import Actor
+from redline.stats.stored_figures import Asking
 
 
 class Arguments(BaseModel):
@@ -30,6 +31,15 @@ Answer = dict[str, Any]
 
 
 @dataclass(frozen=True)
+class Answered:
+    """A read's answer, with the stored figures it found missing or stale (`stats.stored_figures`): the
+    server asks the job worker for them in a short write after the read, as the API does."""
+
+    answer: Answer
+    asking: Asking | None
+
+
+@dataclass(frozen=True)
 class Tool(Generic[A]):
     """One tool. `call` runs inside one transaction (a write one when `writes`) as the calling actor."""
 
@@ -37,7 +47,7 @@ class Tool(Generic[A]):
     title: str
     description: str
     arguments: type[A]
-    call: Callable[[Session, Actor, A], Answer]
+    call: Callable[[Session, Actor, A], Answer | Answered]
     writes: bool = False
 
     def definition(self) -> types.Tool:

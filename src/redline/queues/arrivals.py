@@ -35,6 +35,7 @@ _LIVE_RULE_COLUMNS = (
     QueueRule.sample,
     QueueRule.max_open,
     QueueRule.corrector_group_id,
+    QueueRule.correctors_wanted,
 )
 
 

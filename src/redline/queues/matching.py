@@ -76,6 +76,8 @@ class LiveRule:
     sample: float
     max_open: int | None
     corrector_group_id: uuid.UUID | None
+    # How many distinct correctors the expert queue waits for (1 for an automation).
+    correctors_wanted: int = 1
 
 
 # ------------------------------------------------------------------------------------------------ checks

@@ -125,6 +125,30 @@ class QueueItemReviewer(Base):
     skipped_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
+class QueueAdjudication(Base):
+    """An admin's settled value for one item of a queue under one of its review keys, where its reviewers
+    disagreed: what exports and training take as the item's value. The reviewers' own values stay as
+    they were saved; deciding again replaces the settled value, and taking it back deletes the row."""
+
+    __tablename__ = "queue_adjudications"
+    __table_args__ = (Index("ix_queue_adjudications_queue", "queue_id", "decided_at"),)
+
+    item_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("queue_items.id", ondelete="CASCADE"), primary_key=True
+    )
+    review_key_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("review_keys.id", ondelete="CASCADE"), primary_key=True
+    )
+    queue_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("queues.id", ondelete="CASCADE"))
+    # The value as a review value of the key holds it (an option, a list of options, a number, a text).
+    value: Mapped[Any] = mapped_column(JSONDocument)
+    note: Mapped[str | None] = mapped_column(Text)
+    decided_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
+    # Kept beside the id, so a settled value still says who settled it once that person is removed.
+    decided_by_name: Mapped[str] = mapped_column(String(200))
+    decided_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class QueueRule(Base):
     """One version of a rule that picks finished runs into a queue. A change writes a new version; the
     rule's id stays. The corrections document's queue rules and the annotation queues' automations are
@@ -148,6 +172,8 @@ class QueueRule(Base):
     sample: Mapped[float] = mapped_column(Float, default=1.0)
     max_open: Mapped[int | None] = mapped_column(Integer)
     corrector_group_id: Mapped[uuid.UUID | None] = mapped_column()
+    # How many distinct correctors (of the wanted group) the expert queue waits for; 1 for automations.
+    correctors_wanted: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     # Only the newest version of a rule is live; earlier ones are its history.
     latest: Mapped[bool] = mapped_column(Boolean, default=True)
@@ -197,6 +223,9 @@ class ExpertItem(Base):
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id", ondelete="SET NULL"))
     reason: Mapped[str | None] = mapped_column(String(500))
+    # How many correctors may hold or keep a place in it now (queues/expert/places.py): those who have
+    # corrected it in a place, and as many more as its rules still want. Kept by the engine.
+    places: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
 
 class ExpertItemRule(Base):
@@ -215,11 +244,44 @@ class ExpertItemRule(Base):
     rule_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     rule_version: Mapped[int] = mapped_column(Integer)
     wanted_group_id: Mapped[uuid.UUID | None] = mapped_column()
+    # How many distinct correctors it wants, as at the version that queued it.
+    correctors_wanted: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     satisfied: Mapped[bool] = mapped_column(Boolean, default=False)
     # "" for a run that reports no version (it is a key of the results).
     agent_version: Mapped[str] = mapped_column(String(200), default="")
     added_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     day: Mapped[str] = mapped_column(String(10))
+
+
+class ExpertItemCorrector(Base):
+    """One corrector's part in one run of the expert queue: holding one of its places, or having
+    corrected it in one; the expert queue's `QueueItemReviewer`, claimed by the same code
+    (queues/holds.py).
+
+    `slot` is 0 to the item's `places` - 1, and the unique key on (run, slot) keeps two people from
+    taking one place. A hold is live while `held_until` is ahead. A correction made while every place
+    was held by others still counts (corrections are never refused) and keeps a row without a slot.
+    """
+
+    __tablename__ = "expert_item_correctors"
+    __table_args__ = (
+        UniqueConstraint("run_id", "slot"),
+        # Per-corrector progress: one grouped read of the project's rows.
+        Index("ix_expert_item_correctors_project_principal", "project_id", "principal_id", "state"),
+    )
+
+    run_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("expert_items.run_id", ondelete="CASCADE"), primary_key=True
+    )
+    principal_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("principals.id", ondelete="CASCADE"), primary_key=True
+    )
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    slot: Mapped[int | None] = mapped_column(Integer)
+    # held or corrected.
+    state: Mapped[str] = mapped_column(String(16))
+    held_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    corrected_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class RuleResultTally(Base):

@@ -21,7 +21,7 @@ from redline.queues.models import QueueRule
 from redline.traces.models import Agent, Flow
 
 # What a version says; everything else (ids, project, queue) is the rule's and never changes.
-VERSIONED = ("name", "when", "sample", "max_open", "corrector_group_id", "enabled")
+VERSIONED = ("name", "when", "sample", "max_open", "corrector_group_id", "correctors_wanted", "enabled")
 
 # A rule's live version: its newest, of a rule not stopped. It is the one listed, wanted and (enabled)
 # queueing; every other version is history.

@@ -1,7 +1,8 @@
 """What people and evaluators said about traces and their spans, read for showing beside them.
 
 Values for review keys, and evaluator results each with the corrections people made of it. The rm
-surface's ratings and comments have no key and are not read here. Callers check access first.
+surface's ratings and comments have no key and are not read here. Callers check access first, and say
+what is hidden from the reader (`annotations.hidden`: blind review).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from redline.annotations.hidden import NOTHING_HIDDEN, Hidden
 from redline.annotations.models import Annotation
 from redline.db import in_chunks
 from redline.identity.service import Actor
@@ -35,8 +37,11 @@ class Said:
         return self.annotation.source == EVALUATOR
 
 
-def said_about(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, list[Said]]:
-    """Per trace, its keyed values and evaluator results (corrections inside them), oldest first."""
+def said_about(
+    session: Session, trace_ids: Iterable[uuid.UUID], hidden: Hidden
+) -> dict[uuid.UUID, list[Said]]:
+    """Per trace, its keyed values and evaluator results (corrections inside them), oldest first; the
+    values `hidden` from the reader (blind review) left out."""
     ids = list(dict.fromkeys(trace_ids))
     found: dict[uuid.UUID, list[Said]] = {trace_id: [] for trace_id in ids}
     corrections: list[Said] = []
@@ -48,6 +53,7 @@ def said_about(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UU
             .where(
                 Annotation.trace_id.in_(chunk),
                 or_(Annotation.key.is_not(None), Annotation.source == EVALUATOR),
+                *hidden.shown(),
             )
             .order_by(Annotation.created_at, Annotation.id)
         )
@@ -82,7 +88,8 @@ def on_span(said: Iterable[Said], span_key: str | None) -> list[Said]:
 
 
 def evaluations(session: Session, actor: Actor, trace_id: uuid.UUID | str, span_key: str) -> list[Said]:
-    """The evaluator results on one span with their corrections; the read role is enough."""
+    """The evaluator results on one span with their corrections; the read role is enough. Blind review
+    hides people's values, never these, so nothing is left out."""
     target = find_target(session, actor, trace_id, span_key, "read")
-    said = said_about(session, [target.trace.id])[target.trace.id]
+    said = said_about(session, [target.trace.id], NOTHING_HIDDEN)[target.trace.id]
     return [item for item in on_span(said, target.span_key or None) if item.is_evaluation]

@@ -1,7 +1,8 @@
 """Traces as the reviews surface's /v3 reads show them: a trace, its spans as a tree, a search over
 traces, each with what people and evaluators said about it.
 
-Reading takes the read role in the trace's project. A trace the caller can't see is
+Reading takes the read role in the trace's project; the caller says what is hidden from the reader
+(`annotations.hidden`: blind review). A trace the caller can't see is
 `Trace with id <id> for workspace <workspace id> was not found.`, in the document's wording for spans.
 """
 
@@ -16,6 +17,7 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select, true
 from sqlalchemy.orm import Session
 
+from redline.annotations.hidden import Hidden
 from redline.db.keyset import Walk, merged, past, window
 from redline.db.paging import decode_cursor, encode_cursor
 from redline.db.wire_text import Column
@@ -64,7 +66,7 @@ def _trace(session: Session, actor: Actor, trace_ref: str) -> Trace:
     return readable_trace(session, actor, trace_id, "read", trace_not_found(actor, trace_ref))
 
 
-def _views(session: Session, traces: Sequence[Trace]) -> list[TraceView]:
+def _views(session: Session, traces: Sequence[Trace], hidden: Hidden) -> list[TraceView]:
     """Traces with their producers' names, root spans and what was said, in a few queries for all."""
     ids = [trace.id for trace in traces]
     agents, flows = producer_names(session, traces)
@@ -76,7 +78,7 @@ def _views(session: Session, traces: Sequence[Trace]) -> list[TraceView]:
             .order_by(*SPAN_ORDER)
         ):
             roots.setdefault(trace_id, span_id)
-    said = said_about(session, ids)
+    said = said_about(session, ids, hidden)
     return [
         TraceView(
             trace,
@@ -89,8 +91,8 @@ def _views(session: Session, traces: Sequence[Trace]) -> list[TraceView]:
     ]
 
 
-def get_trace(session: Session, actor: Actor, trace_ref: str) -> TraceView:
-    return _views(session, [_trace(session, actor, trace_ref)])[0]
+def get_trace(session: Session, actor: Actor, trace_ref: str, hidden: Hidden) -> TraceView:
+    return _views(session, [_trace(session, actor, trace_ref)], hidden)[0]
 
 
 # ------------------------------------------------------------------------------------------------- spans
@@ -130,7 +132,7 @@ def _after_token(token: str) -> ColumnElement[bool]:
 
 
 def list_spans(
-    session: Session, actor: Actor, trace_ref: str, *, limit: int, page_token: str | None
+    session: Session, actor: Actor, trace_ref: str, hidden: Hidden, *, limit: int, page_token: str | None
 ) -> tuple[list[SpanView], str | None]:
     """A page of the trace's spans in time order, and the token of the next page (None on the last)."""
     if not 1 <= limit <= MAX_SPAN_LIMIT:
@@ -143,7 +145,7 @@ def list_spans(
     more = len(spans) > limit
     spans = spans[:limit]
     levels, with_children = _tree(session, trace.id)
-    said = said_about(session, [trace.id])[trace.id]
+    said = said_about(session, [trace.id], hidden)[trace.id]
     views = [
         SpanView(
             span, levels.get(span.span_id, 0), span.span_id in with_children, on_span(said, span.span_id)
@@ -153,7 +155,7 @@ def list_spans(
     return views, _span_token(spans[-1]) if more else None
 
 
-def get_span(session: Session, actor: Actor, trace_ref: str, span_key: str) -> SpanView:
+def get_span(session: Session, actor: Actor, trace_ref: str, span_key: str, hidden: Hidden) -> SpanView:
     try:
         target = find_target(session, actor, trace_ref, span_key, "read")
     except NotFound:
@@ -165,7 +167,7 @@ def get_span(session: Session, actor: Actor, trace_ref: str, span_key: str) -> S
     if span is None:
         raise span_not_found(actor, span_key)
     levels, with_children = _tree(session, target.trace.id)
-    said = said_about(session, [target.trace.id])[target.trace.id]
+    said = said_about(session, [target.trace.id], hidden)[target.trace.id]
     return SpanView(
         span, levels.get(span.span_id, 0), span.span_id in with_children, on_span(said, span.span_id)
     )
@@ -301,7 +303,7 @@ class Found:
     unindexed: list[str]
 
 
-def search(session: Session, actor: Actor, body: TraceSearchIn) -> Found:
+def search(session: Session, actor: Actor, body: TraceSearchIn, hidden: Hidden) -> Found:
     """Traces the actor can read that started in [from, to), newest first unless sorted otherwise.
 
     A filter on a metadata key the projects index (and have ready) reads the side table; one of them
@@ -325,7 +327,7 @@ def search(session: Session, actor: Actor, body: TraceSearchIn) -> Found:
     traces = traces_in_order(session, [trace_id for _, trace_id in keys[: body.limit]])
     more = len(keys) > body.limit
     token = encode_cursor(traces[-1].started_at.isoformat(), str(traces[-1].id), order) if more else None
-    return Found(_views(session, traces), token, unindexed)
+    return Found(_views(session, traces, hidden), token, unindexed)
 
 
 def _order(body: TraceSearchIn) -> str:

@@ -3,7 +3,10 @@
 pair of reviewers who share enough items, each with the sentence that says it (`agreement_words.py`).
 
 The store counts (`agreement_counts.py`: one grouped statement for the whole queue), numpy computes
-(`agreement_maths.py`). Readers of the queue's project may read it, as they read the queue.
+(`agreement_maths.py`). Readers of the queue's project may read it, as they read the queue. It counts
+only the values the reader may see: to a reviewer still working through a blind queue
+(`queues/annotation/blind.py`), the items they have reviewed themselves, so no figure tells them what
+the others said elsewhere; admins and those who don't review the queue see it over every item.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from redline.annotations.hidden import Hidden
 from redline.db import in_chunks
 from redline.identity.models import Principal
 from redline.identity.service import Actor
+from redline.queues.annotation.blind import hidden_from
 from redline.queues.annotation.service import queue_for, review_keys
 from redline.queues.models import Queue
 from redline.reviews.models import ReviewKey
@@ -70,7 +75,7 @@ class QueueAgreement:
     keys: list[KeyAgreement]
 
 
-def _name(reviewer: Reviewer) -> str:
+def reviewer_name(reviewer: Reviewer) -> str:
     name = reviewer.name or "someone since removed"
     return f"{name} ({reviewer.identity_id})" if reviewer.identity_id else name
 
@@ -112,9 +117,9 @@ def _pairs(level: Level, said: Items) -> tuple[list[PairAgreement], int]:
         if pair.items < words.MIN_SHARED_ITEMS:
             continue
         figure = kappa(level, pair)
-        sentence = words.pair_sentence(level, _name(first), _name(second), pair.items, figure)
+        sentence = words.pair_sentence(level, reviewer_name(first), reviewer_name(second), pair.items, figure)
         shown.append(PairAgreement(first, second, pair.items, figure, sentence))
-    shown.sort(key=lambda pair: (-pair.shared_items, _name(pair.a), _name(pair.b)))
+    shown.sort(key=lambda pair: (-pair.shared_items, reviewer_name(pair.a), reviewer_name(pair.b)))
     return shown, len(found) - len(shown)
 
 
@@ -147,15 +152,26 @@ def _key(review_key: ReviewKey, level: Level | None, said: Items) -> KeyAgreemen
     )
 
 
-def queue_agreement(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueAgreement:
-    """The agreement on each review key the queue is reviewed with, in the queue's order."""
-    queue = queue_for(session, actor, queue_id, "read")
+def measured_keys(keys: list[ReviewKey]) -> list[ReviewKey]:
+    """The keys agreement is measured on: those with a metric (every key but text)."""
+    return [review_key for review_key in keys if level_of(review_key) is not None]
+
+
+def figures_of(session: Session, queue: Queue, hidden: Hidden) -> QueueAgreement:
+    """The agreement on each review key the queue is reviewed with, in the queue's order, over the values
+    not `hidden`: what a request computes for a small queue, and the background job for a large one
+    (`agreement_served.py`)."""
     keys = review_keys(session, queue)
     levels = {review_key.key: level_of(review_key) for review_key in keys}
-    measured = [key for key, level in levels.items() if level is not None]
+    measured = [review_key.key for review_key in measured_keys(keys)]
     said: dict[str, Items] = defaultdict(list)
-    for found in _named(session, value_patterns(session, queue.id, measured)):
+    for found in _named(session, value_patterns(session, queue.id, measured, hidden)):
         said[found.key].append((found.said, found.items))
     return QueueAgreement(
         queue, [_key(review_key, levels[review_key.key], said[review_key.key]) for review_key in keys]
     )
+
+
+def queue_agreement(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueAgreement:
+    """The queue's agreement computed now, over the values the actor may see."""
+    return figures_of(session, queue_for(session, actor, queue_id, "read"), hidden_from(session, actor))

@@ -29,12 +29,12 @@ import orjson
 from sqlalchemy import ColumnElement, String, and_, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 
+from redline.annotations.hidden import Hidden
 from redline.annotations.models import Annotation
 from redline.db.json_values import json_quoted, json_text, json_texts_array
-from redline.queues.annotation.items import WHOLE_TRACE
+from redline.queues.annotation.items import on_the_item
 from redline.queues.models import QueueItem
 from redline.reviews.kinds import REVIEW_VALUE
-from redline.traces.models import Span
 
 # Between the parts of who said a value: no name or identity has it, and JSON escapes it.
 APART = "\x1f"
@@ -81,29 +81,28 @@ def _element() -> ColumnElement[str]:
     return literal("[") + quoted + "," + json_text(Annotation.value) + "]"
 
 
-def _on_the_item() -> ColumnElement[bool]:
-    """The value is on the item's own place: on the trace itself for a whole trace (none of its spans),
-    on its span for a span item. A value's span is looked up by its key only when it has one."""
-    span_key = select(Span.span_id).where(Span.id == Annotation.span_id).scalar_subquery()
-    return case((Annotation.span_id.is_(None), WHOLE_TRACE), else_=span_key) == QueueItem.span_key
-
-
 def _frozen(value: Any) -> Any:
     """A JSON value as a dictionary key: lists as tuples."""
     return tuple(_frozen(item) for item in value) if isinstance(value, list) else value
 
 
-def value_patterns(session: Session, queue_id: uuid.UUID, keys: Sequence[str]) -> list[Said]:
+def value_patterns(session: Session, queue_id: uuid.UUID, keys: Sequence[str], hidden: Hidden) -> list[Said]:
     """Per key, how many of the queue's items with two values or more had each combination of who said
     what: one statement, grouped per item and then per combination; combinations the store listed in
-    other orders merged."""
+    other orders merged. The values `hidden` from the reader (blind review) are not counted."""
     if not keys:
         return []
     per_item = (
         select(Annotation.key.label("key"), json_texts_array(_element()).label("said"))
         .select_from(QueueItem)
         .join(Annotation, Annotation.trace_id == QueueItem.trace_id)
-        .where(QueueItem.queue_id == queue_id, REVIEW_VALUE, Annotation.key.in_(list(keys)), _on_the_item())
+        .where(
+            QueueItem.queue_id == queue_id,
+            REVIEW_VALUE,
+            Annotation.key.in_(list(keys)),
+            on_the_item(),
+            *hidden.shown(),
+        )
         .group_by(QueueItem.seq, Annotation.key)
         .having(func.count() >= 2)
         .subquery("per_item")

@@ -288,3 +288,20 @@ def pairs(
     if level == "interval":
         return {people: Pair(int(sums[0]), {}, *sums[1:]) for people, sums in moments.items()}
     return {people: Pair(sum(counted.values()), dict(counted)) for people, counted in together.items()}
+
+
+def kappas(
+    level: Level,
+    said: Iterable[tuple[Sequence[tuple[Person, Any]], int]],
+    order: Callable[[Person], Any],
+    min_items: int,
+) -> tuple[list[tuple[Person, Person, int, float | None]], int]:
+    """Each two people (in `order`) who share `min_items` items or more, how many they share and their κ
+    (`pairs`, `kappa`); and how many pairs shared fewer, whose κ would say nothing."""
+    found = pairs(level, said, order)
+    enough = [
+        (first, second, pair.items, kappa(level, pair))
+        for (first, second), pair in found.items()
+        if pair.items >= min_items
+    ]
+    return enough, len(found) - len(enough)

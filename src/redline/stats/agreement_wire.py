@@ -1,9 +1,11 @@
 """A queue's agreement as `GET /v2/annotation-queues/{id}/agreement` answers it (snake_case, as the reviews
-surface speaks), and as `redline queues agreement --json` prints it; docs/api-queues-datasets.md
-describes every field."""
+surface speaks), as `redline queues agreement --json` prints it and as the job worker keeps a large queue's
+(`agreement_job.py`); docs/api-queues-datasets.md describes every field."""
 
 from __future__ import annotations
 
+import uuid
+from datetime import datetime
 from typing import Any
 
 from redline.stats.agreement import KeyAgreement, PairAgreement, QueueAgreement
@@ -15,7 +17,7 @@ from redline.stats.agreement_words import MIN_ITEMS, MIN_SHARED_ITEMS
 METHOD = f"bootstrap over items, {RESAMPLES:,} resamples, 95%"
 
 
-def _reviewer(reviewer: Reviewer) -> dict[str, Any]:
+def reviewer_dict(reviewer: Reviewer) -> dict[str, Any]:
     return {
         "id": str(reviewer.author_id) if reviewer.author_id is not None else None,
         "identity_id": reviewer.identity_id,
@@ -25,7 +27,7 @@ def _reviewer(reviewer: Reviewer) -> dict[str, Any]:
 
 def _pair(pair: PairAgreement) -> dict[str, Any]:
     return {
-        "reviewers": [_reviewer(pair.a), _reviewer(pair.b)],
+        "reviewers": [reviewer_dict(pair.a), reviewer_dict(pair.b)],
         "shared_items": pair.shared_items,
         "kappa": pair.kappa,
         "sentence": pair.sentence,
@@ -56,9 +58,29 @@ def key_dict(found: KeyAgreement) -> dict[str, Any]:
 
 
 def agreement_dict(found: QueueAgreement) -> dict[str, Any]:
+    return {**no_figures_dict(found.queue.id), "keys": [key_dict(key) for key in found.keys]}
+
+
+def served_dict(
+    figures: dict[str, Any], state: str, computed_at: datetime | None, stale: bool, sentence: str | None
+) -> dict[str, Any]:
+    """The figures as a request is answered them: how they came to be (`state`: computed `live` for this
+    answer, `stored` by the job worker at `computed_at`, or still `computing`, with no keys yet), whether
+    values may have changed since, and the sentence that says so (none for a live figure)."""
     return {
-        "annotation_queue_id": str(found.queue.id),
+        **figures,
+        "state": state,
+        "computed_at": computed_at.isoformat() if computed_at else None,
+        "stale": stale,
+        "state_sentence": sentence,
+    }
+
+
+def no_figures_dict(queue_id: uuid.UUID) -> dict[str, Any]:
+    """The figures of a queue the job worker has not computed yet: no keys."""
+    return {
+        "annotation_queue_id": str(queue_id),
         "min_items": MIN_ITEMS,
         "min_shared_items": MIN_SHARED_ITEMS,
-        "keys": [key_dict(key) for key in found.keys],
+        "keys": [],
     }

@@ -37,6 +37,7 @@ from redline.experiments.models import Experiment, ExperimentResult
 from redline.experiments.results import ResultView, views_of
 from redline.experiments.service import comparable
 from redline.identity.service import Actor
+from redline.queues.annotation.blind import hidden_from
 from redline.reviews.kinds import EVALUATOR_RESULT, REVIEW_VALUE
 from redline.reviews.service import by_keys, key_not_found
 from redline.stats.paired import PairedDifference, paired_difference
@@ -147,7 +148,12 @@ def _by_key(session: Session, actor: Actor, experiment: Experiment, criterion: C
     definition = by_keys(session, experiment.project_id, [key]).get(key)
     if definition is None:
         raise key_not_found(actor, key)
-    conditions: list[ColumnElement[bool]] = [REVIEW_VALUE, Annotation.key == key]
+    # The values blind review hides from the actor count for nobody's score they read.
+    conditions: list[ColumnElement[bool]] = [
+        REVIEW_VALUE,
+        Annotation.key == key,
+        *hidden_from(session, actor).shown(),
+    ]
     if definition.type == "range":
         if criterion.value is not None:
             raise Invalid(
@@ -322,6 +328,7 @@ def _page_ids(
 
 def _rows(
     session: Session,
+    actor: Actor,
     a: Experiment,
     b: Experiment,
     scoring: _Scoring,
@@ -340,7 +347,7 @@ def _rows(
     sides: list[dict[uuid.UUID, tuple[ResultView, float | None]]] = []
     for experiment in (a, b):
         mine = [(result, score) for result, score in results if result.experiment_id == experiment.id]
-        views = views_of(session, experiment, [result for result, _ in mine])
+        views = views_of(session, actor, experiment, [result for result, _ in mine])
         sides.append(
             {
                 view.result.datapoint_id: (view, _float(score))
@@ -381,5 +388,5 @@ def compare(
     page, has_more = _page_ids(
         session, a, b, limit=limit, starting_after=starting_after, ending_before=ending_before
     )
-    rows = _rows(session, a, b, scoring, page, criterion.higher_is_better)
+    rows = _rows(session, actor, a, b, scoring, page, criterion.higher_is_better)
     return Comparison(a, b, criterion, summary, rows, has_more)

@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from sqlalchemy import ColumnElement, Select, case, false, func, literal, select
+from sqlalchemy import ColumnElement, Select, and_, case, false, func, literal, select
 from sqlalchemy.orm import Session
 
+from redline.annotations.hidden import Hidden
 from redline.annotations.models import Annotation
 from redline.datasets.models import Dataset
 from redline.db import among
@@ -35,6 +36,7 @@ from redline.experiments.models import Experiment, ExperimentResult
 from redline.experiments.reviewed import reviewed_counts
 from redline.experiments.service import chosen_review_keys
 from redline.identity.service import Actor, readable_project_ids, visible_projects
+from redline.queues.annotation.blind import hidden_from
 from redline.reviews.kinds import EVALUATOR_RESULT, REVIEW_VALUE
 from redline.reviews.models import ReviewKey
 from redline.stats.paired import PairedDifference, paired_difference
@@ -225,18 +227,21 @@ class Figures:
 
 
 def figures_of(
-    session: Session, experiment_ids: Sequence[uuid.UUID], options: Mapping[str, Sequence[str]]
+    session: Session,
+    experiment_ids: Sequence[uuid.UUID],
+    options: Mapping[str, Sequence[str]],
+    hidden: Hidden,
 ) -> Figures:
     """Each evaluator's boolean or number results and each review key's values (the keys of `options`,
     with each key's options) on each experiment's runs (a run two results name counted once): per
     annotation key and kind, the count, the numbers' mean, count and sum of squares, and how many values
     say each option. One grouped statement per experiment, reading its runs' annotations through their
-    index (`db.among`)."""
+    index (`db.among`). The values `hidden` from the reader (blind review) count in no figure."""
     evaluators: dict[uuid.UUID, dict[str, EvaluatorFigure]] = {ident: {} for ident in experiment_ids}
     keys: dict[uuid.UUID, dict[str, KeyFigure]] = {ident: {} for ident in experiment_ids}
     every = sorted({option for listed in options.values() for option in listed})
     number = json_number(Annotation.value)
-    said = REVIEW_VALUE & Annotation.key.in_(list(options)) if options else false()
+    said = and_(REVIEW_VALUE, Annotation.key.in_(list(options)), *hidden.shown()) if options else false()
     # A person's value has no output type. The spread and the options are added up over those alone, and
     # each row's number is read once for all but them: an evaluator's results are most of the rows.
     person = Annotation.output_type.is_(None)
@@ -379,11 +384,12 @@ def _rows(
     session: Session,
     listed: Sequence[tuple[Experiment, str | None]],
     options: Mapping[str, Sequence[str]],
+    hidden: Hidden,
     reviewed: Mapping[uuid.UUID, int] | None = None,
 ) -> list[ListedExperiment]:
     """The experiments with their figures (and their reviewed counts, unless already counted)."""
     ids = [experiment.id for experiment, _ in listed]
-    found = figures_of(session, ids, options)
+    found = figures_of(session, ids, options, hidden)
     counts = reviewed if reviewed is not None else reviewed_counts(session, ids)
     return [
         ListedExperiment(
@@ -411,6 +417,7 @@ def list_experiments(
     annotations made in each, not its results) and the page's figures added up. Sorted by a figure, the
     figures of every listed experiment are added up and the page taken from them in order."""
     query = _listed(session, actor, filters)
+    hidden = hidden_from(session, actor)
     descending = sort.descending
     if sort.column in _OWN:
         total = int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
@@ -419,7 +426,7 @@ def list_experiments(
             for experiment, name in session.execute(query.order_by(*_order(sort)).offset(offset).limit(limit))
         ]
         offered = _offered(session, [experiment for experiment, _ in page])
-        rows = _rows(session, page, _options(offered, sort))
+        rows = _rows(session, page, _options(offered, sort), hidden)
     else:
         listed = [(experiment, name) for experiment, name in session.execute(query)]
         total = len(listed)
@@ -428,9 +435,10 @@ def list_experiments(
             page = _ordered(listed, lambda item: counts[item[0].id], lambda item: item[0].id, descending)
             page = page[offset : offset + limit]
             offered = _offered(session, [experiment for experiment, _ in page])
-            rows = _rows(session, page, _options(offered, sort), counts)
+            rows = _rows(session, page, _options(offered, sort), hidden, counts)
         else:
-            every = _rows(session, listed, _options(_offered(session, [item[0] for item in listed]), sort))
+            options = _options(_offered(session, [item[0] for item in listed]), sort)
+            every = _rows(session, listed, options, hidden)
             rows = _ordered(every, lambda row: _value(row, sort), lambda row: row.experiment.id, descending)
             rows = rows[offset : offset + limit]
             offered = _offered(session, [row.experiment for row in rows])

@@ -74,6 +74,10 @@ class ResultGroup:
 
 @dataclass(frozen=True)
 class RuleResults:
+    """A rule's result groups; how far its corrector groups agree is served beside them
+    (`group_agreement_served.rule_agreement`)."""
+
+    project_id: uuid.UUID
     rule_id: uuid.UUID
     since_day: str | None
     groups: list[ResultGroup]
@@ -142,4 +146,4 @@ def rule_results(
 ) -> RuleResults:
     """A rule's results, stopped or not, for anyone who may read its project."""
     expert_rules.get_rule(session, actor, project_id, rule_id)
-    return RuleResults(rule_id, since_day, result_groups(session, [rule_id], since_day=since_day))
+    return RuleResults(project_id, rule_id, since_day, result_groups(session, [rule_id], since_day=since_day))

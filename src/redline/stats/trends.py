@@ -9,6 +9,8 @@ A rule's results are the input (stats/results.py), so a trend is what `results` 
 - a comparison only when two versions' ranges are apart;
 - the weights in words, for the corrector groups that apply to the project;
 - earlier versions of the rule shown apart, never added in, and the runs the cap kept out.
+- how far the corrector groups agree on the runs the rule queued in the period, as the job worker last
+  computed it for every rule at once (group_agreement_served.py), with its as-of time.
 
 The sentences are built here, once, so the API, the console and the CLI say the same thing.
 """
@@ -21,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -34,7 +37,9 @@ from redline.queues import versions as rule_versions
 from redline.queues.models import QueueRule
 from redline.queues.tallies import day_of
 from redline.stats.confidence import Estimate, estimate
+from redline.stats.group_agreement_served import trends_agreements
 from redline.stats.results import ResultGroup, result_groups, version_order
+from redline.stats.stored_figures import Asking
 
 # The days each period reaches back, today included; "all" has no limit.
 PERIODS: dict[str, int | None] = {"all": None, "90d": 90, "30d": 30}
@@ -79,10 +84,14 @@ class Block:
 
 @dataclass(frozen=True)
 class RuleTrend:
+    """A rule's latest version, its earlier ones, and how far its corrector groups agree in the period (its
+    `agreement` member, served: `group_agreement_served.py`)."""
+
     rule_id: uuid.UUID
     name: str
     latest: Block
     earlier: list[Block]
+    agreement: dict[str, Any]
 
     @property
     def earlier_note(self) -> str | None:
@@ -91,12 +100,16 @@ class RuleTrend:
 
 @dataclass(frozen=True)
 class Trends:
+    """The trends, and the agreement figures to ask the job worker for (missing or stale), in a write the
+    caller opens after this read (`stored_figures.ask_for_figures`); None when none are."""
+
     project_id: uuid.UUID
     period: str
     since_day: str | None
     weights: list[CorrectorGroup]
     weights_sentence: str
     rules: list[RuleTrend]
+    asking: Asking | None
 
 
 def percent(share: float) -> int:
@@ -227,7 +240,10 @@ def trends(session: Session, actor: Actor, project_id: uuid.UUID, period: str = 
     require_project_role(session, actor, project_id, "read")
     rules = _live_rules(session, project_id)
     by_version: dict[uuid.UUID, dict[int, list[ResultGroup]]] = defaultdict(lambda: defaultdict(list))
-    for result in result_groups(session, [rule.rule_id for rule in rules], since_day=first_day):
+    rule_ids = [rule.rule_id for rule in rules]
+    found = result_groups(session, rule_ids, since_day=first_day)
+    agreements = trends_agreements(session, project_id, period, first_day, rule_ids, found)
+    for result in found:
         by_version[result.rule_id][result.rule_version].append(result)
     said = []
     for rule in rules:
@@ -243,7 +259,10 @@ def trends(session: Session, actor: Actor, project_id: uuid.UUID, period: str = 
                 name=rule.name,
                 latest=block(rule.version, versions.get(rule.version, [])),
                 earlier=[version for version in earlier if version.lines or version.skipped_by_cap],
+                agreement=agreements.by_rule[rule.rule_id],
             )
         )
     applying = groups.applying_to_project(session, project_id)
-    return Trends(project_id, period, first_day, applying, weights_sentence(applying), said)
+    return Trends(
+        project_id, period, first_day, applying, weights_sentence(applying), said, agreements.asking
+    )

@@ -1,12 +1,13 @@
 """A queue rule's results and a project's trends as Redline's own answers spell them (camelCase): the
 corrections surface's `/v1` routes and the MCP server's tools say them alike, and docs/results-trends.md
-describes both."""
+describes both. `agreement` is Redline's own member of each, beside the document's fields."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from redline.stats import results, trends
+from redline.stats.group_agreement_served import ServedAgreements
 
 
 def _optional(value: Any) -> Any:
@@ -38,12 +39,14 @@ def result_dict(group: results.ResultGroup) -> dict[str, Any]:
     }
 
 
-def rule_results_dict(found: results.RuleResults) -> dict[str, Any]:
-    """A rule's results: its id, the first day counted (when one was asked for) and each group."""
+def rule_results_dict(found: results.RuleResults, agreement: ServedAgreements) -> dict[str, Any]:
+    """A rule's results: its id, the first day counted (when one was asked for), each group, and the
+    agreement between its corrector groups as served."""
     body: dict[str, Any] = {"ruleId": str(found.rule_id)}
     if found.since_day is not None:
         body["since"] = found.since_day
     body["groups"] = [result_dict(group) for group in found.groups]
+    body["agreement"] = agreement.by_rule[found.rule_id]
     return body
 
 
@@ -90,6 +93,7 @@ def trends_dict(found: trends.Trends) -> dict[str, Any]:
                 "latest": _block_dict(rule.latest),
                 "earlier": [_block_dict(block) for block in rule.earlier],
                 "earlierNote": rule.earlier_note,
+                "agreement": rule.agreement,
             }
             for rule in found.rules
         ],

@@ -123,6 +123,7 @@ class RuleForm(BaseModel):
     versions: str = ""
     share: str = "100"
     wants: str = ""
+    correctors: str = "1"
     cap: str = ""
     paused: str = ""
 
@@ -137,6 +138,7 @@ class RuleForm(BaseModel):
             versions="" if versions == [PINNED] else ", ".join(versions),
             share=share_percent(rule.sample),
             wants=str(rule.corrector_group_id or ""),
+            correctors=str(rule.correctors_wanted),
             cap=str(rule.max_open or ""),
             paused="" if rule.enabled else "on",
         )
@@ -179,6 +181,7 @@ class RuleForm(BaseModel):
             "sample": self.sample(),
             "max_open": form_whole(self.cap, "cap"),
             "corrector_group_id": form_id(self.wants, "wants"),
+            "correctors_wanted": form_whole(self.correctors, "correctors") or 1,
             "enabled": not self.paused,
         }
 
@@ -245,7 +248,7 @@ def _row(view: RuleView, names: Names) -> RuleRow:
         view,
         runs_words(rule.when, names),
         takes_words(rule.sample),
-        wants_words(group, names),
+        wants_words(group, names, rule.correctors_wanted),
         cap_words(rule.max_open),
     )
 

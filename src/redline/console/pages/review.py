@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from functools import partial
+from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Request
@@ -25,7 +26,9 @@ from redline.console.forms import Refusal, form_whole, refusal
 from redline.console.nav import Crumb
 from redline.console.notices import see_other
 from redline.console.paging import Cursor, CursorQuery, SearchQuery, id_page_links
-from redline.console.queue_agreement import agreement_rows
+from redline.console.queue_agreement import agreement_section
+from redline.console.queue_disagreements import queue_page_section
+from redline.console.rendering import fragment
 from redline.console.session import SignedIn
 from redline.datasets import service as datasets
 from redline.errors import Invalid, RedlineError
@@ -35,6 +38,7 @@ from redline.identity.members import list_members
 from redline.identity.service import REVIEWER_ROLES, Actor, holds, list_users, visible_projects
 from redline.queues.annotation import navigation, progress, reviewing, screen
 from redline.queues.annotation import service as queues
+from redline.queues.annotation.places import standing
 from redline.queues.annotation.reviewers import (
     DEFAULT_HOLD_MINUTES,
     DEFAULT_REVIEWERS_PER_ITEM,
@@ -49,10 +53,13 @@ from redline.queues.annotation.schemas import (
     ReviewersIn,
     ReviewValue,
 )
+from redline.queues.models import Queue, QueueItem
 from redline.reviews import annotate
 from redline.reviews import service as review_keys
 from redline.reviews.schemas import ValueIn
 from redline.reviews.values import number_text
+from redline.stats.agreement_job import ask_for_figures
+from redline.stats.agreement_served import served_agreement
 from redline.web.addresses import path_id
 
 router = APIRouter()
@@ -398,8 +405,12 @@ def _queue_page(
         keys = queues.review_keys(session, view.queue)
         can_write = screen.may_write(session, who.actor, view.queue)
         so_far = progress.progress(session, who.actor, ident)
-        agreement = agreement_rows(session, who.actor, ident)
+        agreement = served_agreement(session, who.actor, ident, request.app.state.agreement_live_items)
         reviewers_words = who_reviews(session, view.queue)
+        disagreeing = queue_page_section(session, who.actor, view.queue)
+    if agreement.wants_job:
+        with db.write() as session:
+            ask_for_figures(session, agreement.queue_id, agreement.reader_id)
     return AREA.page(
         request,
         who,
@@ -412,9 +423,10 @@ def _queue_page(
         keys=keys,
         can_write=can_write,
         progress=so_far,
-        agreement=agreement,
+        agreement=agreement_section(agreement.answer),
         blind=is_blind(view.queue),
         who_reviews=reviewers_words,
+        disagreements=disagreeing,
         error=error,
         notice=notice,
         traces_text=traces_text,
@@ -649,9 +661,43 @@ def save_review(queue_id: str, item_id: str, body: ReviewSave, who: Changer, db:
             found = queues.get_item(session, who.actor, q, i)
             if found.trace_id is not None:
                 annotate.remove_values(session, who.actor, found.trace_id, found.span_key, keys=[body.key])
-            return _answer(session, who, q, value=None, item_reviewed=found.reviewed_at is not None)
+            return _answer(
+                session,
+                who,
+                q,
+                value=None,
+                item_reviewed=found.reviewed_at is not None,
+                **_my_part(session, who, q, i),
+            )
         saved = reviewing.save_review(session, who.actor, q, i, [ReviewValue(key=body.key, value=body.value)])
-        return _answer(session, who, q, value=body.value, item_reviewed=saved.reviewed_at is not None)
+        return _answer(
+            session,
+            who,
+            q,
+            value=body.value,
+            item_reviewed=saved.reviewed_at is not None,
+            **_my_part(session, who, q, i),
+        )
+
+
+def _my_part(session: Any, who: SignedIn, queue_id: uuid.UUID, item_id: uuid.UUID) -> dict[str, Any]:
+    """Where the item stands for the saver after the save: their part (held, reviewed, or none after a
+    value taken back) and the screen's hold line as it now reads, which the script puts in place."""
+    queue, item = session.get(Queue, queue_id), session.get(QueueItem, item_id)
+    now = standing(session, who.actor, item, queue.reviewers_per_item)
+    line = fragment(
+        "review/_hold_line.html",
+        st=now,
+        s=_SAVER,
+        may_save=True,
+        skip_url=f"/ui/queues/{queue_id}/items/{item_id}/skip",
+        csrf=who.csrf,
+    )
+    return {"mine": now.mine, "hold_line": bytes(line.body).decode()}
+
+
+# Whoever saved may write and is one of the queue's reviewers: the hold line's conditions on the screen.
+_SAVER = SimpleNamespace(can_write=True, can_review=True)
 
 
 @router.post("/queues/{queue_id}/items/{item_id}/comment")

@@ -3,9 +3,11 @@ how the others left it (corrections-reference.txt, the console part).
 
 Each row says what ran (linking the page where the run is corrected), the rules that queued it and where
 it stands, in words made from what its rules still want and the corrections so far, or from how it
-ended. The filters (Show, Whose, rule, agent), the sort, the columns and the page are the address's, so
-the Rules page links here filtered to a rule. Dismiss (with a reason) and Reopen call `queues.expert` as
-/v1/projects/{id}/expert-queue does, and are offered where the item's view says they may be.
+ended, and who holds a place in it now. The filters (Show, Whose, rule, agent), the sort, the columns
+and the page are the address's, so the Rules page links here filtered to a rule. Dismiss (with a reason)
+and Reopen call `queues.expert` as /v1/projects/{id}/expert-queue does, and are offered where the item's
+view says they may be. Opening a run from the list holds a place in it for the corrector
+(`queues.expert.holding`), and "Who's correcting" below the list is each corrector's progress.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from sqlalchemy.orm import Session
 from starlette.datastructures import QueryParams
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from redline.console.corrections_section import BASE, refused_view, section_page
-from redline.console.deps import Changer, Db
+from redline.console.deps import Changer, Db, Viewer
 from redline.console.forms import form_id, text_or_none
 from redline.console.formview import view_query
 from redline.console.notices import Outcome, notice, see_other
@@ -35,11 +38,14 @@ from redline.errors import Invalid, RedlineError
 from redline.groups import service as groups
 from redline.identity.service import Actor, principal_names
 from redline.queues.expert import engine as expert
+from redline.queues.expert import holding
 from redline.queues.expert import listing as expert_listing
 from redline.queues.expert import rules as expert_rules
 from redline.queues.expert.engine import CORRECTED, DISMISSED, ERASED, OPEN
 from redline.queues.expert.listing import ItemView, QueueFilters
-from redline.sentences import counted, short
+from redline.queues.expert.places import HOLD
+from redline.queues.expert.progress import progress
+from redline.sentences import counted, listed, short
 from redline.traces import service as traces
 from redline.traces.models import Agent
 from redline.traces.openings import openings
@@ -153,15 +159,57 @@ def progress_words(progress: Mapping[uuid.UUID | None, int], names: Mapping[uuid
     return f"{total} so far: " + ", ".join(f"{count} {name}" for name, count in by_group)
 
 
+def wanted_words(group: str | None, left: int, had: int) -> str:
+    """`left` more corrections of a group (None: of any), `had` of them so far: "an expert correction",
+    "2 expert corrections", "2 more expert corrections", "1 more correction"."""
+    if had == 0 and left == 1:
+        return correction_words(group)
+    kind = f"{group} correction" if group else "correction"
+    return f"{left} {'more ' if had else ''}{kind}{'' if left == 1 else 's'}"
+
+
 def needs_words(view: ItemView, names: Mapping[uuid.UUID, str]) -> str:
-    """What a waiting run still needs: a correction of each group its waiting rules want (one of a group
-    also serves a rule that takes any), with the corrections so far."""
-    waiting = [rule for rule in view.rules if not rule.satisfied]
+    """What a waiting run still needs, with the corrections so far: for each group its waiting rules want,
+    as many more corrections of it as the most wanting of them still wants; a rule that takes any adds
+    only what those leave over (a correction of a group serves it too)."""
+    so_far = view.progress
+    total = sum(so_far.values())
+    left_of: dict[uuid.UUID, int] = {}
+    anyone = 0
+    for rule in view.rules:
+        if rule.satisfied:
+            continue
+        if rule.wanted_group_id is None:
+            anyone = max(anyone, rule.correctors_wanted - total)
+        else:
+            left = rule.correctors_wanted - so_far.get(rule.wanted_group_id, 0)
+            left_of[rule.wanted_group_id] = max(left_of.get(rule.wanted_group_id, 0), left)
     wanted = sorted(
-        {names.get(rule.wanted_group_id, UNKNOWN_GROUP) for rule in waiting if rule.wanted_group_id}
+        (names.get(group, UNKNOWN_GROUP), left, so_far.get(group, 0))
+        for group, left in left_of.items()
+        if left > 0
     )
-    needs = " and ".join(correction_words(name) for name in wanted) if wanted else correction_words(None)
-    return f"Needs {needs} ({progress_words(view.progress, names)})"
+    needs = [wanted_words(name, left, had) for name, left, had in wanted]
+    over = anyone - sum(left for _, left, _ in wanted)
+    if not needs:
+        needs.append(wanted_words(None, max(over, 1), total))
+    elif over > 0:
+        needs.append(wanted_words(None, over, 1))
+    return f"Needs {' and '.join(needs)} ({progress_words(so_far, names)})"
+
+
+def held_words(
+    holds: list[tuple[uuid.UUID, datetime]], people: Mapping[uuid.UUID, str], me: uuid.UUID | None
+) -> str | None:
+    """Who holds a place in a waiting run now: "Held by you until 15:10 UTC", "Held by ana and ben"."""
+    if not holds:
+        return None
+    who = [
+        "you" if principal == me else people.get(principal, "someone since removed") for principal, _ in holds
+    ]
+    if len(holds) == 1:
+        return f"Held by {who[0]} until {holds[0][1].astimezone(UTC):%H:%M} UTC"
+    return f"Held by {listed(who)} for now"
 
 
 def stands_words(
@@ -201,6 +249,8 @@ class Row:
     stands: str
     # What the run was asked, in a line (its first user message, else its input): what tells it apart.
     opening: str | None
+    # Who holds a place in it now, in words (None: nobody).
+    held: str | None = None
 
     @property
     def why(self) -> str:
@@ -226,7 +276,11 @@ def _rows(session: Session, actor: Actor, views: list[ItemView]) -> list[Row]:
     group_ids = {rule.wanted_group_id for view in views for rule in view.rules if rule.wanted_group_id}
     group_ids |= {group for view in views for group in view.progress if group}
     names = groups.names(session, group_ids)
-    people = principal_names(session, [view.item.closed_by for view in views if view.item.closed_by])
+    people = principal_names(
+        session,
+        [view.item.closed_by for view in views if view.item.closed_by]
+        + [principal for view in views for principal, _ in view.holds],
+    )
     asked = openings(session, [view.item.run_id for view in views])
     rows = []
     for view in views:
@@ -241,6 +295,7 @@ def _rows(session: Session, actor: Actor, views: list[ItemView]) -> list[Row]:
                 producer,
                 stands_words(view, names, people, actor.principal_id),
                 short(opening, OPENING) if opening else None,
+                held_words(view.holds, people, actor.principal_id),
             )
         )
     return rows
@@ -284,6 +339,7 @@ def show(
             )
             others = others_words(waiting)
         rows = _rows(session, who.actor, page.items)
+        correctors = progress(session, who.actor, project_id)
         rules = _rule_choices(session, who.actor, project_id, view.rule)
         agents: list[Agent] = traces.list_agents(session, who.actor, project_id)
     links: PageLinks = id_page_links(request, [row.run_id for row in rows], page.has_more, view.cursor)
@@ -297,6 +353,8 @@ def show(
         view=view,
         rows=rows,
         others=others,
+        correctors=correctors,
+        hold_minutes=int(HOLD.total_seconds() // 60),
         empty=_empty_words(view),
         shows=SHOWS,
         whose_choices=WHOSE,
@@ -356,6 +414,22 @@ def _reason(typed: str) -> str | None:
     if reason is not None and len(reason.strip()) > MAX_REASON:
         raise Invalid(f"Reason: at most {MAX_REASON} characters.", details={"field": "reason"})
     return reason.strip() if reason is not None else None
+
+
+@router.get("/corrections/to-review/{run_id}/open")
+def open_run(run_id: uuid.UUID, who: Viewer, db: Db, project: str = "") -> Response:
+    """Open a run from the list to correct it: a place in it is held for the corrector while one is free
+    for them (`holding.hold`); otherwise (a reader, a run with no place or nothing for them) it just
+    opens, and the list and the correct page say where it stands. A run the viewer can't read is not
+    found, as everywhere."""
+    with db.read() as session:
+        traces.readable_trace(session, who.actor, run_id, "read")
+    try:
+        with db.write() as session:
+            holding.hold(session, who.actor, path_id(project, "project"), run_id)
+    except RedlineError:
+        pass  # no place for them: opening still shows the run
+    return RedirectResponse(f"/ui/traces/{run_id}/correct", status_code=303)
 
 
 @router.post("/corrections/to-review/{run_id}/dismiss")

@@ -61,6 +61,7 @@ from redline.errors import NotFound
 from redline.identity.models import Project
 from redline.identity.service import Actor, ProjectRole, holds, project_role, visible_projects
 from redline.learning import scoring
+from redline.queues.annotation.blind import hidden_from
 from redline.reviews import annotate
 from redline.reviews import service as review_keys
 from redline.reviews.models import ReviewKey
@@ -429,9 +430,11 @@ class SpanRead:
 
 
 def _said(session: Session, actor: Actor, trace: Trace) -> tuple[list[Annotation], list[Said]]:
-    """What people said on the run: ratings and comments; review values and evaluator results."""
-    feedback = [a for a in annotation_service.for_trace(session, actor, trace.id) if _is_feedback(a)]
-    return feedback, said_about(session, [trace.id])[trace.id]
+    """What people said on the run: ratings and comments; review values (but those blind review hides
+    from the actor) and evaluator results."""
+    hidden = hidden_from(session, actor)
+    feedback = [a for a in annotation_service.for_trace(session, actor, trace.id, hidden) if _is_feedback(a)]
+    return feedback, said_about(session, [trace.id], hidden)[trace.id]
 
 
 def _said_and_keys(

@@ -4,7 +4,10 @@ and sentences as they are, drawn as a server-side SVG chart (`trend_chart`).
 
 Every count opens the counts behind it: `?counts=<rule>` opens that rule's results in the period
 (`stats.results`), each rule version × agent version with its queue and, per corrector group, its
-corrections and how many marked the answer right.
+corrections and how many marked the answer right; then the agreement between corrector groups on the
+rule's runs as a table (`group_agreement`): the rule's figures on trends, the same runs, whose sentences
+each rule's card says after the sentence of when the job worker computed them (or that it is computing
+them: the page then asks it to, after its read, as the API does).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from starlette.responses import Response
 
 from redline.console.corrections_section import section_page
 from redline.console.forms import form_id
+from redline.console.group_agreement import AgreementRow, agreement_rows
 from redline.console.projects import ProjectChoice
 from redline.console.session import SignedIn
 from redline.console.trend_chart import Chart, chart
@@ -24,6 +28,7 @@ from redline.db import Database
 from redline.groups import service as groups
 from redline.stats import trends as trend_service
 from redline.stats.results import GroupTally, ResultGroup, rule_results
+from redline.stats.stored_figures import ask_if_wanted
 from redline.stats.trends import RuleTrend
 
 router = APIRouter()
@@ -34,10 +39,12 @@ PERIODS: tuple[tuple[str, str], ...] = (("all", "All time"), ("90d", "Last 90 da
 
 @dataclass(frozen=True)
 class RuleCounts:
-    """The counts behind one rule's trend: its results in the period, with its groups' names."""
+    """The counts behind one rule's trend: its results in the period, with its groups' names, and the
+    agreement between its corrector groups."""
 
     results: list[ResultGroup]
     group_names: dict[uuid.UUID, str]
+    agreement: list[AgreementRow]
 
     def by_group(self, result: ResultGroup) -> list[tuple[str, GroupTally]]:
         """A result's tallies by group name, those under no group first."""
@@ -68,10 +75,15 @@ def show(request: Request, who: SignedIn, db: Database, choice: ProjectChoice) -
         for trend in said.rules:
             counts = None
             if trend.rule_id == opened:
-                results = rule_results(
+                found = rule_results(
                     session, who.actor, choice.project.id, trend.rule_id, since_day=said.since_day
-                ).groups
-                named = {tally.corrector_group_id for result in results for tally in result.by_group}
-                counts = RuleCounts(results, groups.names(session, {group for group in named if group}))
+                )
+                named = {tally.corrector_group_id for result in found.groups for tally in result.by_group}
+                counts = RuleCounts(
+                    found.groups,
+                    groups.names(session, {group for group in named if group}),
+                    agreement_rows(trend.agreement),
+                )
             shown.append(ShownTrend(trend, chart(trend.latest.lines), counts))
+    ask_if_wanted(db, said.asking)
     return section_page(request, who, TAB, choice, periods=PERIODS, period=period, said=said, shown=shown)

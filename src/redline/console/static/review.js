@@ -12,6 +12,22 @@
   const canWrite = root.dataset.canWrite === "true";
 
   function showProgress(answer) {
+    // A queue's save answers the hold line as it now reads (the saver's part, who is done): put in place,
+    // keeping the Skip button's address (it says which items the screen steps through). Once the saver's
+    // part is done on a blind queue, the screen shows the item again, now with the others' values.
+    if (answer.hold_line !== undefined) {
+      if (answer.mine === "reviewed" && document.getElementById("blind-note") && root.dataset.here) {
+        window.location.replace(root.dataset.here);
+        return;
+      }
+      const line = document.getElementById("hold-line");
+      if (line) {
+        const skip = line.querySelector("form");
+        line.outerHTML = answer.hold_line;
+        const again = document.querySelector("#hold-line form");
+        if (skip && again) again.action = skip.action;
+      }
+    }
     const count = document.getElementById("reviewed-count");
     if (count && typeof answer.reviewed === "number") count.textContent = answer.reviewed + " reviewed";
     const state = document.getElementById("item-state");

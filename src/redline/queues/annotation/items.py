@@ -14,14 +14,28 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Table, delete, func, select, update
+from sqlalchemy import ColumnElement, Table, case, delete, func, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import AliasedClass
 
+from redline.annotations.models import Annotation
 from redline.db import in_chunks, insert_ignoring_conflicts, new_id, utcnow
 from redline.queues.models import Queue, QueueItem
+from redline.traces.models import Span
 
 # The span key of an item that is a whole trace rather than one of its spans.
 WHOLE_TRACE = ""
+
+
+def on_the_item(item: type[QueueItem] | AliasedClass[QueueItem] = QueueItem) -> ColumnElement[bool]:
+    """The annotation is on the item's own place (its trace is matched apart): on the trace itself for a
+    whole trace (none of its spans), on its span for a span item. A value's span is looked up by its key
+    only when it has one. `item` is an alias where the statement has another QueueItem of its own."""
+    # Correlated by name: inside an EXISTS over the items (blind.py) the annotation is two levels out.
+    span_key = (
+        select(Span.span_id).where(Span.id == Annotation.span_id).correlate(Annotation).scalar_subquery()
+    )
+    return case((Annotation.span_id.is_(None), WHOLE_TRACE), else_=span_key) == item.span_key
 
 
 def lock_queue(session: Session, queue_id: uuid.UUID) -> None:

@@ -38,18 +38,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Select, Table, and_, delete, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, Select, Table, delete, exists, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from redline.annotations.models import Annotation
 from redline.db import insert_ignoring_conflicts, utcnow
 from redline.errors import Conflict
 from redline.identity.service import Actor
+from redline.queues import holds
 from redline.queues.annotation.items import lock_queue, recount
+from redline.queues.holds import HELD as HELD
 from redline.queues.models import Queue, QueueItem, QueueItemReviewer
 from redline.traces.models import Span
 
-HELD, REVIEWED, SKIPPED = "held", "reviewed", "skipped"
+REVIEWED, SKIPPED = "reviewed", "skipped"
+# The queue's places, claimed by the code both queues share (queues/holds.py).
+ROWS = holds.PlaceRows(QueueItemReviewer, item="item_id", scope="queue_id", kept=REVIEWED)
 # How many candidates "next" reads at a time; one is usually enough, the rest serve lost races.
 CANDIDATES = 8
 NO_PLACE = "annotation-queue-item-taken"
@@ -95,28 +99,16 @@ def settings(session: Session, queue_id: uuid.UUID) -> Settings:
 
 
 def _own(item_id: uuid.UUID, principal_id: uuid.UUID | None, state: str) -> list[ColumnElement[bool]]:
-    """The person's row in the item, while it is still in `state`: what a change of their own part
-    touches, so that a row someone else changed in between is left as it is."""
-    return [
-        QueueItemReviewer.item_id == item_id,
-        QueueItemReviewer.principal_id == principal_id,
-        QueueItemReviewer.state == state,
-    ]
+    return holds.own(ROWS, item_id, principal_id, state)
 
 
 def _change_own_hold(item_id: uuid.UUID, principal_id: uuid.UUID | None, **values: Any) -> Any:
-    """An UPDATE of the person's hold on the item, while it is still their hold."""
-    return (
-        update(QueueItemReviewer)
-        .where(*_own(item_id, principal_id, HELD))
-        .values(**values)
-        .execution_options(synchronize_session=False)
-    )
+    return holds.change_own_hold(ROWS, item_id, principal_id, **values)
 
 
 def _occupies(row: Any, now: datetime) -> ColumnElement[bool]:
     """A row that takes a place now: a review, or a hold that has not lapsed."""
-    return or_(row.state == REVIEWED, and_(row.state == HELD, row.held_until > now))
+    return holds.occupies(ROWS, row, now)
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -176,10 +168,8 @@ def _take(
     mine = _row(session, item_id, principal_id)
     if mine is not None and mine[0] == REVIEWED:
         return REVIEWED
-    if mine is not None and mine[0] == HELD:
-        renewed = session.execute(_change_own_hold(item_id, principal_id, held_until=until))
-        if renewed.rowcount == 1:  # type: ignore[attr-defined]
-            return HELD
+    if mine is not None and mine[0] == HELD and holds.renew(session, ROWS, item_id, principal_id, until):
+        return HELD
     if mine is not None and mine[0] == SKIPPED:
         if not unskip:
             return SKIPPED
@@ -188,61 +178,18 @@ def _take(
             .where(*_own(item_id, principal_id, SKIPPED))
             .execution_options(synchronize_session=False)
         )
-    taken = {
-        slot: (state, until_then)
-        for slot, state, until_then in session.execute(
-            select(QueueItemReviewer.slot, QueueItemReviewer.state, QueueItemReviewer.held_until).where(
-                QueueItemReviewer.item_id == item_id, QueueItemReviewer.slot.is_not(None)
-            )
-        )
-    }
-    dialect = session.get_bind().dialect.name
-    for slot in range(held.places):
-        if slot in taken:
-            state, until_then = taken[slot]
-            if state != HELD or until_then is None or until_then > now:
-                continue
-            # A lapsed hold: gone only if it is still lapsed when this runs (nobody renewed or took it).
-            session.execute(
-                delete(QueueItemReviewer)
-                .where(
-                    QueueItemReviewer.item_id == item_id,
-                    QueueItemReviewer.slot == slot,
-                    QueueItemReviewer.state == HELD,
-                    QueueItemReviewer.held_until <= now,
-                )
-                .execution_options(synchronize_session=False)
-            )
-        inserted = session.execute(
-            insert_ignoring_conflicts(_REVIEWERS, dialect).values(
-                item_id=item_id,
-                principal_id=principal_id,
-                queue_id=queue.id,
-                slot=slot,
-                state=HELD,
-                held_until=until,
-            )
-        )
-        if inserted.rowcount == 1:  # type: ignore[attr-defined]
-            return HELD
+    mine_held = {"principal_id": principal_id, "queue_id": queue.id, "state": HELD, "held_until": until}
+    if holds.claim(session, ROWS, item_id, held.places, now, mine_held):
+        return HELD
     # No place left; unless the person's own other request took one meanwhile.
     again = _row(session, item_id, principal_id)
     return again[0] if again is not None and again[0] in (HELD, REVIEWED) else None
 
 
 def _let_go_of_others(session: Session, queue: Queue, principal_id: uuid.UUID, item_id: uuid.UUID) -> None:
-    """A person holds one item of a queue at a time, the one they have open: opening another lets go of
-    their other holds there (their reviews and skips stay)."""
-    session.execute(
-        delete(QueueItemReviewer)
-        .where(
-            QueueItemReviewer.queue_id == queue.id,
-            QueueItemReviewer.principal_id == principal_id,
-            QueueItemReviewer.state == HELD,
-            QueueItemReviewer.item_id != item_id,
-        )
-        .execution_options(synchronize_session=False)
-    )
+    """A person holds one item of a queue at a time: opening another lets go of their other holds there
+    (their reviews and skips stay)."""
+    holds.let_go_of_others(session, ROWS, queue.id, principal_id, item_id)
 
 
 def hold(session: Session, actor: Actor, queue: Queue, item: QueueItem) -> Standing:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, and_, case, func, select
+from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
 from redline.db import utcnow
 from redline.identity.service import Actor, principal_names
 from redline.queues.annotation.places import HELD, REVIEWED, SKIPPED
 from redline.queues.annotation.service import queue_for
+from redline.queues.holds import count_where
 from redline.queues.models import QueueItem, QueueItemReviewer
 
 
@@ -44,10 +45,6 @@ class QueueProgress:
     reviewers: list[ReviewerProgress]
 
 
-def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
-    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
-
-
 def progress(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueProgress:
     """The queue's progress and each reviewer's, for an actor who may read the queue. Reviewers are in
     order of name; one whose every hold has lapsed (and who reviewed and skipped nothing) is left out."""
@@ -59,9 +56,9 @@ def progress(session: Session, actor: Actor, queue_id: uuid.UUID) -> QueueProgre
     per_reviewer = session.execute(
         select(
             row.principal_id,
-            _count(row.state == REVIEWED),
-            _count(live_hold),
-            _count(row.state == SKIPPED),
+            count_where(row.state == REVIEWED),
+            count_where(live_hold),
+            count_where(row.state == SKIPPED),
         )
         .where(row.queue_id == queue.id)
         .group_by(row.principal_id)

@@ -6,7 +6,8 @@ who may write in the queue's project may review, unless the queue names its revi
 then only the people it names, those who may correct as one of the corrector groups it names, or those
 of its reviewer role or above — any one of these is enough. The item a reviewer opens is held for them
 for `hold_minutes` (1 to 1440, default 10). `blind` (default: on when more than one person reviews each
-item) is kept and shown; hiding the others' values is not done yet.
+item) hides the other reviewers' values on an item from a reviewer until they have saved their own, on
+every reader (`blind.py`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from redline.db import in_chunks, parse_id
@@ -32,10 +33,10 @@ from redline.identity.service import (
     project_role,
 )
 from redline.queues.annotation.schemas import MAX_HOLD_MINUTES, MAX_REVIEWERS_PER_ITEM, ReviewersIn
+from redline.queues.holds import DEFAULT_HOLD_MINUTES as DEFAULT_HOLD_MINUTES
 from redline.queues.models import Queue
 
 DEFAULT_REVIEWERS_PER_ITEM = 1
-DEFAULT_HOLD_MINUTES = 10
 PRINCIPAL_IDS, GROUP_IDS, MIN_ROLE = "principalIds", "groupIds", "minReviewerRole"
 
 
@@ -43,6 +44,10 @@ def is_blind(queue: Queue) -> bool:
     """Whether the queue's reviewers are to be blind to each other's values: as set, else when more than
     one person reviews each item."""
     return queue.blind if queue.blind is not None else queue.reviewers_per_item > 1
+
+
+# `is_blind` as a condition on the queues' rows, for a statement that picks the blind ones out (blind.py).
+BLIND = or_(Queue.blind.is_(True), and_(Queue.blind.is_(None), Queue.reviewers_per_item > 1))
 
 
 def _whole_number(value: Any, field: str, most: int) -> int:

@@ -27,7 +27,7 @@ from redline.reviews.schemas import ValueIn
 from redline.reviews.service import key_not_found
 
 
-def _trace_of(item: QueueItem) -> uuid.UUID:
+def trace_of(item: QueueItem) -> uuid.UUID:
     if item.trace_id is None:
         raise Invalid(
             "This item is a datapoint, not a trace: review values are saved on traces.",
@@ -47,7 +47,7 @@ def save_review(
     are done with it."""
     queue = queue_for(session, actor, queue_id, "write")
     item = item_of(session, actor, queue, item_id)
-    trace_id = _trace_of(item)
+    trace_id = trace_of(item)
     require_reviewer(session, actor, queue)
     asked = review_keys(session, queue)
     offered = {review_key.key: review_key for review_key in asked}
@@ -85,4 +85,4 @@ def add_to_dataset(
     """Send the item's trace to a dataset as a datapoint linked to it; its annotations stay on the trace."""
     queue = queue_for(session, actor, queue_id, "read")
     item = item_of(session, actor, queue, item_id)
-    return datasets.add_trace(session, actor, dataset_id, _trace_of(item))
+    return datasets.add_trace(session, actor, dataset_id, trace_of(item))

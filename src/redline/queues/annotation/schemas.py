@@ -102,6 +102,14 @@ class AddToDatasetIn(_In):
     dataset_id: str = Field(min_length=1)
 
 
+class AdjudicationIn(_In):
+    """An admin's settled value for an item under a key: checked as a reviewer's value of that key is
+    (`queues.annotation.adjudication`), with a note on why."""
+
+    value: Any = None
+    note: str | None = None
+
+
 class AutomationIn(_In):
     name: str = Field(min_length=1, max_length=MAX_NAME)
     filters: dict[str, Any] = Field(default_factory=dict)

@@ -24,6 +24,7 @@ from redline.annotations.models import Annotation
 from redline.db import in_chunks
 from redline.identity.models import Project
 from redline.identity.service import Actor, holds, principal_names, project_role
+from redline.queues.annotation.blind import blindness, hidden_from
 from redline.queues.annotation.navigation import Place, step
 from redline.queues.annotation.places import REVIEWED, Standing, standing
 from redline.queues.annotation.reviewers import reviews_queue
@@ -89,7 +90,7 @@ class ItemScreen:
     task: list[tuple[str, str]] = field(default_factory=list)
     # The reviewer's own value of each of the queue's keys on the item, by key.
     mine: dict[str, Any] = field(default_factory=dict)
-    # Everyone else's values on the item.
+    # Everyone else's values on the item, but those blind review hides from the actor.
     others: list[Said] = field(default_factory=list)
     evaluations: list[Said] = field(default_factory=list)
     comments: list[Annotation] = field(default_factory=list)
@@ -97,6 +98,8 @@ class ItemScreen:
     # screen stands for them: their own part, and its places done and held by others.
     can_review: bool = False
     standing: Standing | None = None
+    # Whether the others' values are hidden from the actor here until they have saved their own (blind.py).
+    blinded: bool = False
 
 
 def may_write(session: Session, actor: Actor, queue: Queue) -> bool:
@@ -118,6 +121,7 @@ def item_screen(session: Session, actor: Actor, queue_id: uuid.UUID, item_id: uu
     if item is not None:
         screen.can_review = reviews_queue(session, actor, queue)
         screen.standing = standing(session, actor, item, queue.reviewers_per_item)
+        screen.blinded = blindness(session, actor).blinds(queue.id) and screen.standing.mine != REVIEWED
     if item is None or item.trace_id is None:
         return screen
     trace = session.get(Trace, item.trace_id)
@@ -140,7 +144,7 @@ def _fill(session: Session, actor: Actor, screen: ItemScreen, item: QueueItem, t
     screen.metrics = _metrics(trace, screen.span, spans)
     screen.task = _task(trace, screen.agent_name, spans)
     target = item.span_key or None
-    for said in said_about(session, [trace.id])[trace.id]:
+    for said in said_about(session, [trace.id], hidden_from(session, actor))[trace.id]:
         annotation = said.annotation
         if said.is_evaluation:
             if target is None or said.span_key == target:

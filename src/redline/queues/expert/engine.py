@@ -3,12 +3,13 @@ moves an item afterwards (a correction, a dismissal, a reopening, erasure), with
 in step in the same transaction.
 
 An item is one run. Each rule that queued it is an `ExpertItemRule`, at the version that did, with the
-corrector group it wants; the item closes as corrected once each of them has the correction it wants (one
-of its group, or any correction for a rule that names none).
+corrector group it wants and how many distinct correctors; the item closes as corrected once each of them
+has the corrections it wants (of its group, or any for a rule that names none, from that many people). A
+waiting item's places (places.py) are kept here too, as corrections come and go.
 
 `maxOpen` is held with one counter row per rule (`QueueRuleCounter`), locked in rule-id order before a
 run is queued, so concurrent completions on PostgreSQL never leave more than `maxOpen` of a rule's runs
-waiting. Locks are always taken in the order run (trace row), item, counters.
+waiting. Locks are always taken in the order run (trace row), item, counters, correctors' places.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from redline.corrections.models import COUNTED, Correction
 from redline.db import bulk_insert, in_chunks, insert_ignoring_conflicts, utcnow
 from redline.errors import Conflict, NotFound
 from redline.identity.service import Actor, require_project_role
+from redline.queues.expert import places
+from redline.queues.expert.places import Need, places_for
 from redline.queues.matching import LiveRule, RunFacts, matches, sampled
 from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule, QueueRuleCounter
 from redline.queues.tallies import RUNS_WITH_CORRECTIONS, SKIPPED_BY_CAP, Bucket, Deltas, day_of
@@ -70,10 +73,22 @@ def _bucket(entry: ExpertItemRule) -> Bucket:
     return Bucket(entry.rule_id, entry.rule_version, entry.agent_version, entry.day)
 
 
-def _satisfied_by(wanted: uuid.UUID | None, groups: Iterable[uuid.UUID | None]) -> bool:
-    """A rule without a group takes any correction; one with a group, only a correction of that group."""
-    present = list(groups)
-    return bool(present) if wanted is None else wanted in present
+def _satisfied_by(wanted: uuid.UUID | None, correctors: int, groups: Iterable[uuid.UUID | None]) -> bool:
+    """Whether a rule has the corrections it wants among the run's live ones (by group): `correctors` of
+    them, of its group, or of any for a rule without one. Each live correction is another person's."""
+    return places.counting(wanted, groups) >= correctors
+
+
+def _needs(entries: Iterable[ExpertItemRule]) -> list[Need]:
+    return [Need(entry.wanted_group_id, entry.correctors_wanted, entry.satisfied) for entry in entries]
+
+
+def _set_places(
+    session: Session, item: ExpertItem, entries: Iterable[ExpertItemRule], groups: Sequence[uuid.UUID | None]
+) -> None:
+    """A waiting item's places, from its rules and live corrections (by group) and the places kept."""
+    if item.state == OPEN:
+        item.places = places_for(_needs(entries), groups, places.kept_places(session, item.run_id))
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -242,17 +257,29 @@ def _item_row(run: RunFacts, at: datetime) -> dict[str, Any]:
 
 
 def _queue(
+    session: Session,
     change: _Change,
     run: RunFacts,
-    new: bool,
+    item: ExpertItem | None,
+    entries: Sequence[ExpertItemRule],
     rules: Sequence[LiveRule],
     live: Sequence[_LiveCorrection],
 ) -> None:
-    """Add the run for these rules: a new item, or more rules on one still waiting."""
+    """Add the run for these rules: a new item, or more rules on one still waiting (`entries` its rules
+    so far), with the places they want."""
     now = utcnow()
-    if new:
-        change.new_items.append(_item_row(run, now))
-    for rule in rules:
+    groups = [correction.group_id for correction in live]
+    satisfied = [_satisfied_by(rule.corrector_group_id, rule.correctors_wanted, groups) for rule in rules]
+    needs = [
+        Need(rule.corrector_group_id, rule.correctors_wanted, done)
+        for rule, done in zip(rules, satisfied, strict=True)
+    ]
+    if item is None:
+        change.new_items.append({**_item_row(run, now), "places": places_for(needs, groups, 0)})
+    elif item.state == OPEN:
+        kept = places.kept_places(session, run.id)
+        item.places = places_for([*_needs(entries), *needs], groups, kept)
+    for rule, done in zip(rules, satisfied, strict=True):
         bucket = Bucket(rule.rule_id, rule.version, run.version or "", day_of(now))
         change.new_entries.append(
             {
@@ -260,7 +287,8 @@ def _queue(
                 "rule_id": rule.rule_id,
                 "rule_version": rule.version,
                 "wanted_group_id": rule.corrector_group_id,
-                "satisfied": _satisfied_by(rule.corrector_group_id, (c.group_id for c in live)),
+                "correctors_wanted": rule.correctors_wanted,
+                "satisfied": done,
                 "agent_version": bucket.agent_version,
                 "added_at": now,
                 "day": bucket.day,
@@ -326,7 +354,7 @@ def evaluate(
             waiting[rule.rule_id] += 1
             adding.append(rule)
         if adding:
-            _queue(change, run, item is None, adding, live.get(run.id, ()))
+            _queue(session, change, run, item, entries.get(run.id, ()), adding, live.get(run.id, ()))
     change.write(session)
 
 
@@ -345,6 +373,7 @@ def queue_recent(session: Session, rule: QueueRule, runs: Sequence[RunFacts]) ->
         rule.sample,
         rule.max_open,
         rule.corrector_group_id,
+        rule.correctors_wanted,
     )
     run_ids = [run.id for run in candidates]
     items = _items(session, run_ids)
@@ -360,11 +389,13 @@ def queue_recent(session: Session, rule: QueueRule, runs: Sequence[RunFacts]) ->
             already_reviewed += 1
         elif item is not None and any(entry.rule_id == rule.rule_id for entry in entries.get(run.id, ())):
             already_queued += 1
-        elif item is None and _satisfied_by(rule.corrector_group_id, (c.group_id for c in corrections)):
+        elif item is None and _satisfied_by(
+            rule.corrector_group_id, rule.correctors_wanted, (c.group_id for c in corrections)
+        ):
             # Corrected as the rule wants before anything queued it: nothing left to wait for.
             already_reviewed += 1
         else:
-            _queue(change, run, item is None, [as_live], corrections)
+            _queue(session, change, run, item, entries.get(run.id, ()), [as_live], corrections)
             queued += 1
     change.write(session)
     return RecentOutcome(queued, already_queued, already_reviewed)
@@ -375,7 +406,8 @@ def queue_recent(session: Session, rule: QueueRule, runs: Sequence[RunFacts]) ->
 
 def on_correction_saved(session: Session, correction: Correction, replaced: Correction | None) -> None:
     """A live correction on a run (replacing the caller's earlier one, if any, live or removed): counted
-    in its rules' results, and the item closes once each of its rules has the correction it wants.
+    in its rules' results; on a waiting item it keeps its maker's place when it counts toward a rule still
+    waiting, and the item closes once each of its rules has the corrections it wants.
 
     The caller holds the run's row lock, so corrections of one run reach here one at a time.
     """
@@ -386,7 +418,9 @@ def on_correction_saved(session: Session, correction: Correction, replaced: Corr
     change = _Change()
     if replaced is not None and replaced.unregistered_at is not None:
         replaced = None  # removed before it was replaced: already counted out
-    first = replaced is None and len(_live_corrections(session, [item.run_id])[item.run_id]) == 1
+    groups = [live.group_id for live in _live_corrections(session, [item.run_id])[item.run_id]]
+    first = replaced is None and len(groups) == 1
+    waiting = [entry for entry in entries if not entry.satisfied] if item.state == OPEN else []
     for entry in entries:
         bucket = _bucket(entry)
         change.deltas.correction(bucket, correction.corrector_group_id, correction.marked_right, +1)
@@ -394,8 +428,13 @@ def on_correction_saved(session: Session, correction: Correction, replaced: Corr
             change.deltas.correction(bucket, replaced.corrector_group_id, replaced.marked_right, -1)
         if first:
             change.deltas.add(bucket, RUNS_WITH_CORRECTIONS)
-        if item.state == OPEN and _satisfied_by(entry.wanted_group_id, [correction.corrector_group_id]):
+    for entry in waiting:
+        if _satisfied_by(entry.wanted_group_id, entry.correctors_wanted, groups):
             entry.satisfied = True
+    serves = any(places.counting(entry.wanted_group_id, [correction.corrector_group_id]) for entry in waiting)
+    if serves and correction.participant_id is None:
+        places.corrected_by(session, item, correction.made_by_id)
+    _set_places(session, item, entries, groups)
     _close_if_wanted(change, item, entries, correction.made_by_id)
     change.write(session)
 
@@ -406,12 +445,17 @@ def on_correction_removed(session: Session, correction: Correction) -> None:
     if item is None:
         return
     change = _Change()
-    last = not _live_corrections(session, [item.run_id]).get(item.run_id)
-    for entry in _entries(session, [item.run_id])[item.run_id]:
+    live = _live_corrections(session, [item.run_id]).get(item.run_id, [])
+    entries = _entries(session, [item.run_id])[item.run_id]
+    for entry in entries:
         bucket = _bucket(entry)
         change.deltas.correction(bucket, correction.corrector_group_id, correction.marked_right, -1)
-        if last:
+        if not live:
             change.deltas.add(bucket, RUNS_WITH_CORRECTIONS, -1)
+    if item.state == OPEN and correction.participant_id is None:
+        # Their place is free again; the item waits for as many more as its rules still want.
+        places.correction_gone(session, item.run_id, correction.made_by_id)
+        _set_places(session, item, entries, [one.group_id for one in live])
     change.write(session)
 
 
@@ -469,9 +513,13 @@ def reopen(session: Session, actor: Actor, project_id: uuid.UUID, run_id: uuid.U
     if item.state != DISMISSED:
         raise _not_open(item, DISMISSED)
     change = _Change()
-    change.move(item, _entries(session, [run_id])[run_id], OPEN)
+    entries = _entries(session, [run_id])[run_id]
+    change.move(item, entries, OPEN)
     item.closed_at = None
     item.closed_by = None
     item.reason = None
+    _set_places(
+        session, item, entries, [one.group_id for one in _live_corrections(session, [run_id])[run_id]]
+    )
     change.write(session)
     return item

@@ -4,8 +4,9 @@ oldest first, a page at a time with the count of everything the filters match; a
 shows it.
 
 An item carries none of the run's content: who ran it, at which version, how it ended, the rules that
-queued it (at the version that did), the groups they want and the live corrections so far, by group.
-Everything that moves an item is the engine's (`engine.py`).
+queued it (at the version that did), the groups they want and from how many correctors, and the live
+corrections so far, by group. Everything that moves an item is the engine's (`engine.py`); who holds a
+place in it is `places.py`'s.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +22,7 @@ from sqlalchemy import ColumnElement, and_, exists, func, not_, or_, select
 from sqlalchemy.orm import Session
 
 from redline.corrections.models import COUNTED, Correction
-from redline.db import in_chunks
+from redline.db import in_chunks, utcnow
 from redline.db.id_pages import IdPage, id_page
 from redline.db.keyset import window
 from redline.db.paging import MAX_LIMIT, Page, decode_time_cursor, time_cursor
@@ -30,6 +31,7 @@ from redline.groups import service as groups
 from redline.groups.models import CorrectorGroup
 from redline.identity.service import Actor, holds, project_role, require_project_role
 from redline.jsonio import iso
+from redline.queues.expert import places
 from redline.queues.expert.engine import DISMISSED, OPEN, STATES
 from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule
 
@@ -37,7 +39,9 @@ from redline.queues.models import ExpertItem, ExpertItemRule, QueueRule
 @dataclass(frozen=True)
 class QueueFilters:
     """Each filter given narrows the list: states, a rule that queued it, its agent, a group one of its
-    rules wants, only items the caller can close (`for_me`), added or closed at or after a time."""
+    rules wants, only items the caller can close (`for_me`: waiting for a correction they may give that
+    theirs doesn't count toward yet, with a place not taken by others), added or closed at or after a
+    time."""
 
     states: tuple[str, ...] = ()
     rule_id: uuid.UUID | None = None
@@ -58,13 +62,15 @@ class QueueFilters:
 
 @dataclass(frozen=True)
 class RuleEntry:
-    """A rule that queued the item, at the version that did, and whether it has the correction it wants."""
+    """A rule that queued the item, at the version that did, and whether it has the corrections it wants
+    (of its group, from `correctors_wanted` people)."""
 
     rule_id: uuid.UUID
     version: int
     name: str
     wanted_group_id: uuid.UUID | None
     satisfied: bool
+    correctors_wanted: int = 1
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,8 @@ class ItemView:
     # Live corrections on the run by corrector group (None: corrections without one).
     progress: dict[uuid.UUID | None, int]
     may_write: bool
+    # Who holds a place in it now, and until when, soonest to lapse first.
+    holds: list[tuple[uuid.UUID, datetime]] = field(default_factory=list)
 
 
 def _may_write(session: Session, actor: Actor, project_id: uuid.UUID) -> bool:
@@ -95,9 +103,13 @@ def _givable(
     return givable, [group.id for group in givable if groups.applies_to(group, project_id, None)]
 
 
-def _closable_by(session: Session, actor: Actor, project_id: uuid.UUID) -> ColumnElement[bool]:
+def closable_by(
+    session: Session, actor: Actor, project_id: uuid.UUID, *, counting_mine: bool = False
+) -> ColumnElement[bool]:
     """Items the actor can close: open, with a rule still waiting for a correction the actor may give
-    (any correction, or one of a group that applies to the run and whose restriction the actor meets)."""
+    (any correction, or one of a group that applies to the run and whose restriction the actor meets).
+    `counting_mine` leaves out a rule the actor's own live correction counts toward already (a person
+    counts once); correcting again under the group it wants still would."""
     givable, everywhere = _givable(session, actor, project_id)
     wanted: list[ColumnElement[bool]] = [ExpertItemRule.wanted_group_id.is_(None)]
     if everywhere:
@@ -107,10 +119,25 @@ def _closable_by(session: Session, actor: Actor, project_id: uuid.UUID) -> Colum
         for group in givable
         if group.id not in everywhere
     )
-    waiting = exists().where(
-        ExpertItemRule.run_id == ExpertItem.run_id, ExpertItemRule.satisfied.is_(False), or_(*wanted)
+    where = [ExpertItemRule.run_id == ExpertItem.run_id, ExpertItemRule.satisfied.is_(False), or_(*wanted)]
+    if counting_mine and actor.principal_id is not None:
+        where.append(~_counted_mine(actor.principal_id))
+    return and_(ExpertItem.state == OPEN, exists().where(*where))
+
+
+def _counted_mine(principal_id: uuid.UUID) -> ColumnElement[bool]:
+    """The person's own live correction of the run counts toward the rule already: of its group, or any
+    for a rule without one (one recorded for an app's participant is the participant's)."""
+    return exists().where(
+        Correction.run_id == ExpertItemRule.run_id,
+        Correction.made_by_id == principal_id,
+        Correction.participant_id.is_(None),
+        COUNTED,
+        or_(
+            ExpertItemRule.wanted_group_id.is_(None),
+            Correction.corrector_group_id == ExpertItemRule.wanted_group_id,
+        ),
     )
-    return and_(ExpertItem.state == OPEN, waiting)
 
 
 def _filtered(
@@ -140,7 +167,13 @@ def _filtered(
         where.append(ExpertItem.closed_at >= filters.closed_after)
     if filters.for_me:
         # Closing an item takes correcting its run, which takes write access.
-        where.append(_closable_by(session, actor, project_id) if may_write else ExpertItem.run_id.is_(None))
+        where.append(
+            closable_by(session, actor, project_id, counting_mine=True)
+            if may_write
+            else ExpertItem.run_id.is_(None)
+        )
+        if actor.principal_id is not None:
+            where.append(places.open_to(actor.principal_id, utcnow()))
     return where
 
 
@@ -162,7 +195,14 @@ def _rules(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, li
         )
         for entry, name in rows:
             found[entry.run_id].append(
-                RuleEntry(entry.rule_id, entry.rule_version, name, entry.wanted_group_id, entry.satisfied)
+                RuleEntry(
+                    entry.rule_id,
+                    entry.rule_version,
+                    name,
+                    entry.wanted_group_id,
+                    entry.satisfied,
+                    entry.correctors_wanted,
+                )
             )
     return found
 
@@ -186,12 +226,20 @@ def _views(session: Session, items: Sequence[ExpertItem], may_write: bool) -> li
     run_ids = [item.run_id for item in items]
     rules = _rules(session, run_ids)
     progress = _progress(session, run_ids)
+    held = places.live_holds(session, [item.run_id for item in items if item.state == OPEN])
     return [
-        ItemView(item, rules.get(item.run_id, []), progress.get(item.run_id, {}), may_write) for item in items
+        ItemView(
+            item,
+            rules.get(item.run_id, []),
+            progress.get(item.run_id, {}),
+            may_write,
+            held.get(item.run_id, []),
+        )
+        for item in items
     ]
 
 
-def _matching(
+def matching(
     session: Session, actor: Actor, project_id: uuid.UUID, filters: QueueFilters
 ) -> tuple[list[ColumnElement[bool]], bool]:
     """What the filters match (read access checked), and whether the actor may write, as items show it."""
@@ -214,7 +262,7 @@ def list_items(
     if not 0 <= limit <= MAX_LIMIT:
         raise Invalid(f"limit is from 0 to {MAX_LIMIT}.", details={"field": "limit"})
     # `addedAfter` bounds the walk's own order: `window` joins it to the cursor, so a deep page seeks.
-    where, may_write = _matching(session, actor, project_id, replace(filters, added_after=None))
+    where, may_write = matching(session, actor, project_id, replace(filters, added_after=None))
     key = (ExpertItem.added_at, ExpertItem.run_id)
     since = filters.added_after
     counted = window(key, since, None, None, descending=False)
@@ -244,7 +292,7 @@ def page_items(
     """A page of the queue named by the runs at its edges, oldest or newest queued first, without the
     total: the console pages both ways and sorts by when a run was queued, which the index on (project,
     state, queued) serves either way, and counting a 100,000-run queue on every page is not needed."""
-    where, may_write = _matching(session, actor, project_id, filters)
+    where, may_write = matching(session, actor, project_id, filters)
     page = id_page(
         session,
         select(ExpertItem).where(*where),
@@ -263,7 +311,7 @@ def waiting_for_others(session: Session, actor: Actor, project_id: uuid.UUID, fi
 
     Read from the waiting entries of the rules that want such a group, so it costs what waits for
     others, not the whole queue."""
-    where, may_write = _matching(session, actor, project_id, replace(filters, states=(OPEN,), for_me=False))
+    where, may_write = matching(session, actor, project_id, replace(filters, states=(OPEN,), for_me=False))
     if not may_write:
         # Closing an item takes correcting its run, which takes write access: every one is another's.
         return session.scalar(select(func.count()).select_from(ExpertItem).where(*where)) or 0
@@ -284,9 +332,7 @@ def waiting_for_others(session: Session, actor: Actor, project_id: uuid.UUID, fi
     counted = (
         select(func.count())
         .select_from(ExpertItem)
-        .where(
-            ExpertItem.run_id.in_(waiting_for_them), *where, not_(_closable_by(session, actor, project_id))
-        )
+        .where(ExpertItem.run_id.in_(waiting_for_them), *where, not_(closable_by(session, actor, project_id)))
     )
     return session.scalar(counted) or 0
 
@@ -302,6 +348,14 @@ def item_view(session: Session, actor: Actor, item: ExpertItem) -> ItemView:
 
 def _group_key(group_id: uuid.UUID | None) -> str:
     return "" if group_id is None else str(group_id)
+
+
+def _rule_dict(rule: RuleEntry) -> dict[str, Any]:
+    body: dict[str, Any] = {"ruleId": str(rule.rule_id), "version": rule.version, "name": rule.name}
+    if rule.correctors_wanted != 1:
+        # Redline's addition, as on the rule: left out at its default.
+        body["correctorsWanted"] = rule.correctors_wanted
+    return body
 
 
 def item_dict(view: ItemView) -> dict[str, Any]:
@@ -322,10 +376,7 @@ def item_dict(view: ItemView) -> dict[str, Any]:
             "runStatus": item.run_status,
             # A run that reported no end was complete when it was queued; kindgi's client needs a time.
             "completedAt": iso(item.completed_at or item.added_at),
-            "rules": [
-                {"ruleId": str(rule.rule_id), "version": rule.version, "name": rule.name}
-                for rule in view.rules
-            ],
+            "rules": [_rule_dict(rule) for rule in view.rules],
             "wantedGroupIds": [str(group_id) for group_id in wanted],
             "anyCorrection": any(rule.wanted_group_id is None for rule in view.rules),
             "progress": {

@@ -37,6 +37,8 @@ from redline.traces.service import RULES_SEE
 
 MAX_NAME = 200
 MAX_OPEN = 10_000
+# How many distinct correctors a rule may want, as an annotation queue's reviewers per item.
+MAX_CORRECTORS_WANTED = 20
 PREVIEW_LAST = 100
 MAX_PREVIEW_LAST = 500
 RECENT_LAST = 100
@@ -51,6 +53,7 @@ WIRE_NAMES = {
     "sample": "sample",
     "max_open": "maxOpen",
     "corrector_group_id": "correctorGroupId",
+    "correctors_wanted": "correctorsWanted",
     "enabled": "enabled",
 }
 # What a run's facts are read from: never its content, which a catch-up of 1,000 runs doesn't need.
@@ -172,6 +175,12 @@ def _checked_max_open(value: Any) -> int | None:
     return int(value)
 
 
+def _checked_correctors_wanted(value: Any) -> int:
+    if not is_number(value) or int(value) != value or not 1 <= value <= MAX_CORRECTORS_WANTED:
+        raise _bad("correctorsWanted", f"a whole number from 1 to {MAX_CORRECTORS_WANTED}.")
+    return int(value)
+
+
 def _checked_enabled(value: Any) -> bool:
     if not isinstance(value, bool):
         raise _bad("enabled", "true or false.")
@@ -196,6 +205,8 @@ def _checked(
             checked[name] = (
                 None if value is None else groups.wanted_group(session, actor, project_id, value).id
             )
+        elif name == "correctors_wanted":
+            checked[name] = _checked_correctors_wanted(value)
         elif name == "enabled":
             checked[name] = _checked_enabled(value)
         else:
@@ -210,7 +221,8 @@ def create_rule(session: Session, actor: Actor, project_id: uuid.UUID, fields: M
     """A new rule at version 1; it applies to runs that complete from now on.
 
     `fields` by column name (`name` needed; `when` {} takes every completed run, `sample` 1 all of
-    them, no `max_open` no cap, no `corrector_group_id` any correction, `enabled` true)."""
+    them, no `max_open` no cap, no `corrector_group_id` any correction, `correctors_wanted` 1 person's,
+    `enabled` true)."""
     require_project_role(session, actor, project_id, "write")
     if "name" not in fields:
         raise _bad("name", "a queue rule needs a name.")
@@ -225,6 +237,7 @@ def create_rule(session: Session, actor: Actor, project_id: uuid.UUID, fields: M
         sample=checked.get("sample", 1.0),
         max_open=checked.get("max_open"),
         corrector_group_id=checked.get("corrector_group_id"),
+        correctors_wanted=checked.get("correctors_wanted", 1),
         enabled=checked.get("enabled", True),
         latest=True,
         created_by=actor.principal_id,
@@ -247,10 +260,11 @@ def update_rule(
         raise _unregistered(old)
     if not changes:
         raise Invalid(
-            "Send at least one of name, when, sample, maxOpen, correctorGroupId and enabled.",
+            "Send at least one of name, when, sample, maxOpen, correctorGroupId, correctorsWanted and "
+            "enabled.",
             details={"field": "body"},
         )
-    for name in ("name", "when", "sample", "enabled"):
+    for name in ("name", "when", "sample", "correctors_wanted", "enabled"):
         if name in changes and changes[name] is None:
             raise _bad(WIRE_NAMES[name], "can't be null: only maxOpen and correctorGroupId can be removed.")
     new = next_version(session, old, actor, _checked(session, actor, project_id, changes))
@@ -515,6 +529,9 @@ def rule_dict(rule: QueueRule, open_items: int | None = None) -> dict[str, Any]:
         body["maxOpen"] = rule.max_open
     if rule.corrector_group_id is not None:
         body["correctorGroupId"] = str(rule.corrector_group_id)
+    if rule.correctors_wanted != 1:
+        # Redline's addition: left out at its default, so a rule wanting one correction reads as before.
+        body["correctorsWanted"] = rule.correctors_wanted
     body["enabled"] = rule.enabled
     if rule.created_by is not None:
         body["createdBy"] = str(rule.created_by)

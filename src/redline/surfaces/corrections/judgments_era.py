@@ -199,8 +199,9 @@ def queue_item(body: Mapping[str, Any]) -> dict[str, Any]:
 
 def results(body: Mapping[str, Any]) -> dict[str, Any]:
     """A rule's results in the old words; `since` as the old client reads it, a time (the UTC day's
-    start), where today's answer gives the day."""
-    said = dict(body)
+    start), where today's answer gives the day; without the agreement between corrector groups, which
+    that era never had and would name in today's words."""
+    said = {name: value for name, value in body.items() if name != "agreement"}
     if "since" in said:
         said["since"] = f"{said['since']}T00:00:00+00:00"
     said["groups"] = [

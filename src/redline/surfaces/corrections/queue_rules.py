@@ -38,6 +38,8 @@ class QueueRuleIn(StrictWireModel):
     sample: float | None = None
     max_open: int | None = None
     corrector_group_id: uuid.UUID | None = None
+    # Redline's addition: how many distinct correctors' corrections the rule wants (1 to 20, default 1).
+    correctors_wanted: int | None = None
     enabled: bool | None = None
 
 
@@ -50,6 +52,7 @@ class QueueRuleChange(StrictWireModel):
     sample: float | None = None
     max_open: int | None = None
     corrector_group_id: uuid.UUID | None = None
+    correctors_wanted: int | None = None
     enabled: bool | None = None
 
 

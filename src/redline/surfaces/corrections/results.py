@@ -1,6 +1,8 @@
 """What corrections mean, on the corrections surface: a queue rule's results
 (`GET /v1/projects/{projectId}/queue-rules/{ruleId}/results`) and the Trends page's figures and sentences
-(`GET /v1/projects/{projectId}/trends`). docs/results-trends.md describes both answers."""
+(`GET /v1/projects/{projectId}/trends`). docs/results-trends.md describes both answers. The agreement
+between corrector groups in each is the job worker's, read in the request; when it is missing or stale, a
+short write after the read asks for it to be computed again."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from redline.db import Database
 from redline.identity.service import Actor
 from redline.queues.tallies import day_of
 from redline.stats import results, trends
+from redline.stats.group_agreement_served import rule_agreement
+from redline.stats.stored_figures import ask_if_wanted
 from redline.stats.wire import rule_results_dict, trends_dict
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.corrections.openapi import ERROR_RESPONSES
@@ -56,7 +60,10 @@ def rule_results(
     project, rule = rule_path(projectId, ruleId)
     first_day = _since_day(since)
     with db.read() as session:
-        body = rule_results_dict(results.rule_results(session, actor, project, rule, since_day=first_day))
+        found = results.rule_results(session, actor, project, rule, since_day=first_day)
+        agreement = rule_agreement(session, found)
+        body = rule_results_dict(found, agreement)
+    ask_if_wanted(db, agreement.asking)
     return JSONBody(body)
 
 
@@ -73,4 +80,5 @@ def project_trends(
     with db.read() as session:
         found = trends.trends(session, actor, project_id(projectId), period)
         body = trends_dict(found)
+    ask_if_wanted(db, found.asking)
     return JSONBody(body)

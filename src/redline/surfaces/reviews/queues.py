@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response
 
 from redline.db import Database
 from redline.identity.service import Actor
 from redline.queues.annotation import service as queues
 from redline.queues.annotation.schemas import ItemsIn, QueueChange, QueueIn, SpanIdsIn
-from redline.stats.agreement import queue_agreement
-from redline.stats.agreement_wire import agreement_dict
+from redline.stats.agreement_job import ask_for_figures
+from redline.stats.agreement_served import served_agreement
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.reviews.queue_wire import REVIEWS_ERROR_RESPONSES, item_dict, queue_dict
@@ -67,12 +67,17 @@ def get_queue(annotation_queue_id: str, actor: ActorDep, db: DatabaseDep) -> JSO
 @router.get(
     "/{annotation_queue_id}/agreement",
     summary="How far the queue's reviewers agree, per review key: Krippendorff's α with its range, "
-    "Cohen's κ per pair of reviewers, the share of items everyone agreed on, and their sentences",
+    "Cohen's κ per pair of reviewers, the share of items everyone agreed on, and their sentences; a large "
+    "queue's as the job worker last computed them, with their as-of time",
 )
-def get_agreement(annotation_queue_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+def get_agreement(annotation_queue_id: str, request: Request, actor: ActorDep, db: DatabaseDep) -> JSONBody:
+    live_items = request.app.state.settings.agreement_live_items
     with db.read() as session:
-        answer = agreement_dict(queue_agreement(session, actor, wire_id(annotation_queue_id, QUEUE)))
-    return JSONBody(answer)
+        served = served_agreement(session, actor, wire_id(annotation_queue_id, QUEUE), live_items)
+    if served.wants_job:
+        with db.write() as session:
+            ask_for_figures(session, served.queue_id, served.reader_id)
+    return JSONBody(served.answer)
 
 
 @router.patch(

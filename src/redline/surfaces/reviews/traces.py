@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Query
 
 from redline.db import Database
 from redline.identity.service import Actor
+from redline.queues.annotation.blind import hidden_from
 from redline.reviews import traceviews
 from redline.reviews.schemas import TraceSearchIn
 from redline.surfaces.auth import current_actor, database
@@ -33,7 +34,7 @@ DatabaseDep = Annotated[Database, Depends(database)]
 @router.post("/search", summary="Traces started in [from, to), filtered, newest first, a page at a time")
 def search_traces(body: TraceSearchIn, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
-        found = traceviews.search(session, actor, body)
+        found = traceviews.search(session, actor, body, hidden_from(session, actor))
         answer = trace_page([trace_summary(view) for view in found.views], found.token)
     # The body is the document's, field for field: that a filter read every run's JSON goes in a header.
     headers = {UNINDEXED_HEADER: ", ".join(found.unindexed)} if found.unindexed else None
@@ -43,7 +44,8 @@ def search_traces(body: TraceSearchIn, actor: ActorDep, db: DatabaseDep) -> JSON
 @router.get("/{trace_id}", summary="One trace's summary, with what was said about it")
 def get_trace(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
-        answer = {"trace": trace_summary(traceviews.get_trace(session, actor, trace_id))}
+        view = traceviews.get_trace(session, actor, trace_id, hidden_from(session, actor))
+        answer = {"trace": trace_summary(view)}
     return JSONBody(answer)
 
 
@@ -56,7 +58,9 @@ def list_spans(
     page_token: str | None = None,
 ) -> JSONBody:
     with db.read() as session:
-        views, token = traceviews.list_spans(session, actor, trace_id, limit=limit, page_token=page_token)
+        views, token = traceviews.list_spans(
+            session, actor, trace_id, hidden_from(session, actor), limit=limit, page_token=page_token
+        )
         answer = trace_page([span_summary(view) for view in views], token)
     return JSONBody(answer)
 
@@ -64,6 +68,6 @@ def list_spans(
 @router.get("/{trace_id}/spans/{span_id}", summary="One span: its summary and its attributes")
 def get_span(trace_id: str, span_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
-        view = traceviews.get_span(session, actor, trace_id, span_id)
+        view = traceviews.get_span(session, actor, trace_id, span_id, hidden_from(session, actor))
         answer = {"span": {"summary": span_summary(view), "attributes": view.span.attributes or {}}}
     return JSONBody(answer)

@@ -18,6 +18,8 @@ from redline.annotations.export import export_chunks
 from redline.annotations.schemas import AnnotationChange, AnnotationIn
 from redline.db import Database
 from redline.identity.service import Actor
+from redline.queues.annotation.blind import hidden_from
+from redline.queues.review_export import review_addition
 from redline.surfaces.auth import BearerSecret, current_actor, database
 from redline.surfaces.responses import JSONBody, NDJSONStream, in_chunks_of_bytes
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
@@ -47,7 +49,9 @@ def create_annotation(trace_id: str, body: AnnotationIn, secret: BearerSecret, d
 @router.get("/traces/{trace_id}/annotations", summary="A trace's annotations, oldest first, flagged included")
 def list_annotations(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
-        found = annotation_service.for_trace(session, actor, path_id(trace_id, "run"))
+        found = annotation_service.for_trace(
+            session, actor, path_id(trace_id, "run"), hidden_from(session, actor)
+        )
         answer = [annotation_dict(annotation) for annotation in found]
     return JSONBody(answer)
 
@@ -90,4 +94,6 @@ def _export_chunks(db: Database, actor: Actor) -> Iterator[bytes]:
     """The export's bytes. The read session is opened here, inside the generator, because the response
     streams after the handler has returned: a session opened in the handler would be closed by then."""
     with db.read() as session:
-        yield from in_chunks_of_bytes(export_chunks(session, actor))
+        yield from in_chunks_of_bytes(
+            export_chunks(session, actor, hidden_from(session, actor), review_addition)
+        )

@@ -29,6 +29,7 @@ from redline.ingest import runs as ingest
 from redline.ingest.otlp import OtlpLimits
 from redline.jsonio import iso
 from redline.learning import scoring
+from redline.queues.annotation.blind import hidden_from
 from redline.surfaces.auth import current_actor, database
 from redline.surfaces.responses import JSONBody
 from redline.surfaces.rm.openapi import RM_ERROR_RESPONSES
@@ -107,7 +108,7 @@ def get_trace(trace_id: str, actor: ActorDep, db: DatabaseDep) -> JSONBody:
     with db.read() as session:
         view = traces.get_run(session, actor, path_id(trace_id, "run"))
         trace = view.trace
-        said = annotation_service.for_trace(session, actor, trace.id)
+        said = annotation_service.for_trace(session, actor, trace.id, hidden_from(session, actor))
         # Values said about a span name it by the span's own id, as the trace's spans do.
         span_keys: dict[uuid.UUID | None, str] = {span.id: span.span_id for span in view.spans}
         counts = annotation_service.counts(session, [trace.id]).get(trace.id, TraceCounts())
