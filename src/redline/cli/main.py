@@ -90,8 +90,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "trends": (
         "redline.cli.trends:trends",
         "Per queue rule, by its latest version, how often people's corrections marked each agent version "
-        "right, and how far its corrector groups agree, in the sentences of the console's Trends page "
-        "(docs/results-trends.md).",
+        "right, and how far its corrector groups agree (as the job worker last computed it, with its as-of "
+        "time), in the sentences of the console's Trends page (docs/results-trends.md).",
     ),
     "users": ("redline.cli.identity:users", "People (users) and programs (services) of the workspace."),
     "workspaces": (
