@@ -21,7 +21,7 @@ from redline.identity.models import Principal
 from redline.identity.service import Actor
 from redline.queues.annotation import navigation
 from redline.queues.models import QueueItemReviewer
-from tests.concurrency import run_at_once
+from tests.concurrency import run_at_once, watching
 from tests.conftest import ADMIN_TOKEN
 from tests.liveserver import CLIENT_TIMEOUT_S, LiveServer, live_server
 from tests.samples import make_run
@@ -114,19 +114,11 @@ class Watched:
 
 @pytest.fixture
 def watched(live_server: LiveServer, db: Database) -> Iterator[Watched]:
+    # The places are read at each look: a test sets them once it has made its queue.
     found = Watched(live_server, [])
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            found.seen.extend(_over_places(db, found.places))
-            stop.wait(0.005)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    yield found
-    stop.set()
-    watcher.join(timeout=5)
+    with watching(lambda: _over_places(db, found.places)) as seen:
+        found.seen = seen
+        yield found
 
 
 @pytest.mark.parametrize("places", [2, 3])

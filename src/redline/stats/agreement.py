@@ -109,18 +109,21 @@ def _pairs(level: Level, said: Items) -> tuple[list[PairAgreement], int]:
     """Each pair of reviewers with enough shared items and its κ, most shared first; and how many pairs
     had too few."""
     # numpy only once a figure is computed: the app starts without it (`agreement_figures`).
-    from redline.stats.agreement_maths import kappa, pairs
+    from redline.stats.agreement_maths import kappas
 
-    found = pairs(level, said, order=_order)
-    shown = []
-    for (first, second), pair in found.items():
-        if pair.items < words.MIN_SHARED_ITEMS:
-            continue
-        figure = kappa(level, pair)
-        sentence = words.pair_sentence(level, reviewer_name(first), reviewer_name(second), pair.items, figure)
-        shown.append(PairAgreement(first, second, pair.items, figure, sentence))
+    enough, too_few = kappas(level, said, _order, words.MIN_SHARED_ITEMS)
+    shown = [
+        PairAgreement(
+            first,
+            second,
+            shared,
+            figure,
+            words.pair_sentence(level, reviewer_name(first), reviewer_name(second), shared, figure),
+        )
+        for first, second, shared, figure in enough
+    ]
     shown.sort(key=lambda pair: (-pair.shared_items, reviewer_name(pair.a), reviewer_name(pair.b)))
-    return shown, len(found) - len(shown)
+    return shown, too_few
 
 
 def _key(review_key: ReviewKey, level: Level | None, said: Items) -> KeyAgreement:
