@@ -182,9 +182,21 @@ def test_a_pair_names_its_corrector_and_the_rules_judge_how_far_the_runs_correct
         "rejected": pairs[0]["source_ids"]["chosen"],
     }
     assert first["madeBy"]["kind"] == "user"
+    # A correction pair is two answers to the run's own context: same-context, by making.
+    assert {(pair["kind"], pair["context_id"][:7]) for pair in pairs} == {("same_context", "prefix:")}
+
+    def built(pairs: int) -> dict[str, int]:
+        return {"same_context": pairs, "cross": 0, "preference": 0}
+
     settled = _model(harness, runs, adjudicated_only=True)
-    assert (settled["num_pairs"], settled["metrics"]) == (2, {"pairs_removed": {"adjudicated_only": 3}})
+    assert (settled["num_pairs"], settled["metrics"]) == (
+        2,
+        {"pairs_by_kind": built(2), "pairs_removed": {"adjudicated_only": 3}},
+    )
     agreeing = _model(harness, runs, min_agreement=0.75)
-    assert (agreeing["num_pairs"], agreeing["metrics"]) == (3, {"pairs_removed": {"min_agreement": 2}})
+    assert (agreeing["num_pairs"], agreeing["metrics"]) == (
+        3,
+        {"pairs_by_kind": built(3), "pairs_removed": {"min_agreement": 2}},
+    )
     both = _model(harness, runs, adjudicated_only=True, min_agreement=0.75)
-    assert both["metrics"] == {"pairs_removed": {"adjudicated_only": 3, "min_agreement": 0}}
+    assert both["metrics"]["pairs_removed"] == {"adjudicated_only": 3, "min_agreement": 0}

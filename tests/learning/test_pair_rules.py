@@ -131,13 +131,18 @@ def test_the_trained_models_metrics_say_what_each_rule_removed(db: Database) -> 
             session, identity.operator(session), name="agreed", trace_ids=list(ids.values()), config=config
         )
         assert made.num_pairs == 2
-        assert made.metrics == {"pairs_removed": {"min_agreement": 4}}
+        assert made.metrics == {
+            "pairs_by_kind": {"same_context": 0, "cross": 2, "preference": 0},
+            "pairs_removed": {"min_agreement": 4},
+        }
     assert run_waiting_jobs(db) == 1
     with db.read() as session:
         model = learning.get_model(session, identity.operator(session), made.id)
         assert model.status == "ready", model.error
         assert model.metrics is not None
+        # What the build said is kept once trained.
         assert model.metrics["pairs_removed"] == {"min_agreement": 4}
+        assert model.metrics["pairs_by_kind"] == {"same_context": 0, "cross": 2, "preference": 0}
         shown = {figure.label: (figure.value, figure.note) for figure in metric_figures(model.metrics)}
     assert shown["Pairs removed"] == (
         "4 (least agreement)",
@@ -183,7 +188,7 @@ def test_the_api_refuses_a_bad_option_and_shows_what_the_rules_removed(harness: 
     body["training_config"] = {"min_agreement": 0.5}
     made = harness.client.post("/api/v1/rm/reward-models", json=body, headers=harness.admin)
     assert made.status_code == 200, made.text
-    assert made.json()["metrics"] == {"pairs_removed": {"min_agreement": 0}}
+    assert made.json()["metrics"]["pairs_removed"] == {"min_agreement": 0}
     assert made.json()["num_pairs"] == 2
 
 

@@ -25,6 +25,7 @@ MODEL_KEYS = {
     "metrics",
     "error",
     "training_config",
+    "pairing",
     "created_at",
     "started_at",
     "finished_at",
@@ -119,12 +120,10 @@ def test_a_model_from_rated_traces_is_queued_with_its_pairs(harness: Harness) ->
     assert model["progress"] == {"fraction": 0.0, "note": None}
     assert model["training_config"] == config
     assert (model["max_pairs"], model["epochs"], model["compute"]) == (4000, 2, "cpu")
-    assert (model["metrics"], model["error"], model["started_at"], model["finished_at"]) == (
-        None,
-        None,
-        None,
-        None,
-    )
+    # No pairing named: the document's rule, which says how many of its pairs share a context.
+    assert model["pairing"] == "every_pair"
+    assert model["metrics"] == {"pairs_by_kind": {"same_context": 2, "cross": 0, "preference": 0}}
+    assert (model["error"], model["started_at"], model["finished_at"]) == (None, None, None)
     assert model["created_at"].endswith("+00:00")
 
 

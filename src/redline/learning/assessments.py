@@ -48,7 +48,9 @@ from redline.db import Database, bulk_insert, new_id, utcnow
 from redline.jobs.worker import JobFailed
 from redline.learning import prompts
 from redline.learning.chat import ChatModel, ChatRefused
+from redline.learning.contexts import prefix_context
 from redline.learning.models import FeedbackAssessment, PreferencePair, RewardModel, RewardModelTrace
+from redline.learning.pairing import SAME_CONTEXT
 from redline.learning.pairs import steps_by_trace
 from redline.learning.prompts import BASES, PREFERENCES, VERDICTS, Feedback, TraceStep
 from redline.traces.models import Trace
@@ -501,6 +503,18 @@ def _keep(db: Database, model_id: uuid.UUID, rows: list[dict[str, Any]], positio
     return position
 
 
+def _contexts(session: Session, assessed: list[FeedbackAssessment]) -> dict[uuid.UUID, str | None]:
+    """The context id of each assessed step (`contexts.prefix_context` of the text before it)."""
+    steps = steps_by_trace(session, {assessment.trace_id for assessment in assessed})
+    wanted = {assessment.step_id for assessment in assessed}
+    return {
+        step.id: prefix_context(render_trace(rows[:index]))
+        for rows in steps.values()
+        for index, step in enumerate(rows)
+        if step.id in wanted
+    }
+
+
 def place_pairs(session: Session, model_id: uuid.UUID) -> int:
     """The feedback pairs after the model's other pairs, in assessment order, up to `max_pairs` in all;
     any an earlier attempt placed are replaced. Answers how many were placed; `num_pairs` is updated."""
@@ -511,11 +525,14 @@ def place_pairs(session: Session, model_id: uuid.UUID) -> int:
         )
     )
     base = _other_pairs(session, model_id)
-    waiting = session.scalars(
-        select(FeedbackAssessment)
-        .where(FeedbackAssessment.reward_model_id == model_id, FeedbackAssessment.chosen.is_not(None))
-        .order_by(FeedbackAssessment.position)
+    waiting = list(
+        session.scalars(
+            select(FeedbackAssessment)
+            .where(FeedbackAssessment.reward_model_id == model_id, FeedbackAssessment.chosen.is_not(None))
+            .order_by(FeedbackAssessment.position)
+        )
     )
+    contexts = _contexts(session, waiting)
     pairs: list[dict[str, Any]] = []
     for assessment in waiting:
         if base + len(pairs) >= model.max_pairs:
@@ -544,6 +561,9 @@ def place_pairs(session: Session, model_id: uuid.UUID) -> int:
                     "chosen": side,
                     "rejected": side,
                 },
+                # The original and the alternative answer the same context, the text before the step.
+                "kind": SAME_CONTEXT,
+                "context_id": contexts.get(assessment.step_id),
             }
         )
     session.flush()

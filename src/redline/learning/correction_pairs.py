@@ -31,7 +31,9 @@ from sqlalchemy.orm import Session
 from redline.corrections.models import COUNTED, Correction
 from redline.corrections.replay import call_matches, listed_args
 from redline.db import in_chunks
+from redline.learning.contexts import prefix_context
 from redline.learning.pair_rules import NO_RULES, Agreement, PairRules, Removed
+from redline.learning.pairing import SAME_CONTEXT
 from redline.learning.pairs import Pair, StepRow, steps_by_trace
 from redline.traces.render import STEP_SEPARATOR, render_prefix, render_trace
 
@@ -50,9 +52,10 @@ def _with(prefix: str, line: str) -> str:
 def _pair(correction: Correction, steps: Sequence[StepRow], index: int, chosen_line: str) -> Pair:
     side = {"trace_id": str(correction.run_id), "step_id": str(steps[index].id)}
     group = correction.corrector_group_id
+    before = _before(steps, index)
     return Pair(
         granularity="step",
-        chosen=_with(_before(steps, index), chosen_line),
+        chosen=_with(before, chosen_line),
         rejected=render_prefix(steps, index),
         source=SOURCE,
         source_ids={
@@ -63,6 +66,9 @@ def _pair(correction: Correction, steps: Sequence[StepRow], index: int, chosen_l
             "chosen": side,
             "rejected": side,
         },
+        # Both sides are the run's own context with two answers to it: a same-context pair by making.
+        kind=SAME_CONTEXT,
+        context_id=prefix_context(before),
     )
 
 

@@ -62,6 +62,8 @@ def pair_record(pair: PreferencePair) -> dict[str, Any]:
         "chosen": pair.chosen,
         "rejected": pair.rejected,
         "source_ids": pair.source_ids,
+        "kind": pair.kind,
+        "context_id": pair.context_id,
     }
 
 
@@ -111,7 +113,9 @@ def _records(
             yield pair_record(pair)
             continue
         try:
-            yield trl_record(pair.chosen, pair.rejected)
+            # TRL reads the two conversations; a dataset's other columns (the pair's kind and context)
+            # travel with them for whoever splits or weighs the pairs.
+            yield {**trl_record(pair.chosen, pair.rejected), "kind": pair.kind, "context_id": pair.context_id}
         except ValueError as broken:
             raise Invalid(
                 f"pair {pair.position} of reward model {model_id} is not rendered text: {broken}",

@@ -68,6 +68,12 @@ class PreferencePair(Base):
     rejected: Mapped[str] = mapped_column(Text)
     # Where each side came from: {"chosen": {"trace_id", "step_id"?, "annotation_ids"}, "rejected": {...}}.
     source_ids: Mapped[dict[str, Any]] = mapped_column(JSONDocument)
+    # "same_context", "cross" or "preference" (`learning/pairing.py`); None for a model built before pairs
+    # said their kind.
+    kind: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    # What the two sides share (`learning/contexts.py`): the same for the same context on any store and
+    # on re-imported traces; None for a cross pair.
+    context_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
 
 
 class RewardModelArtifact(Base):

@@ -9,10 +9,11 @@
    traces, steps with steps, never across), the pairs are shuffled with seed 0 and capped at
    `max_pairs`.
 
-Step 4 never builds the full cross product, which grows with the square of the targets: it draws
-`min(total, max_pairs)` positions of the concatenated (trace pairs, step pairs) product from
-`random.Random(0)` without replacement, which is a seed-0 shuffle cut at the cap. The same labels
-always give the same pairs, in the same order.
+Step 4 is the training config's `pairing` (`pairing.py`): the document's rule by default, or
+same-context pairs first. Either way the targets are first put in the order of their content
+(`contexts.py`), not of the ids the store gave them, so the same labels on re-imported traces give the
+same pairs in the same order; and each pair says its kind (same-context or cross) and the context its
+sides share.
 
 Who said what: each side names the ratings behind it (`annotation_ids`) and their authors (`reviewers`).
 A training config may keep only settled targets (`pair_rules.py`): the targets that fail a rule are left
@@ -21,7 +22,6 @@ out before step 4, and the pairs they would have made counted as that rule's.
 
 from __future__ import annotations
 
-import random
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,13 +33,14 @@ from sqlalchemy.orm import Session
 
 from redline.annotations.models import Annotation
 from redline.db import in_chunks
+from redline.learning.contexts import Identity, identities
 from redline.learning.pair_rules import NO_RULES, Agreement, PairRules, Removed
+from redline.learning.pairing import CROSS, DOCUMENT_RULE, SAME_CONTEXT, Kind, Pairing, drawn
 from redline.traces.models import Step, Trace
 from redline.traces.render import render_prefix, render_trace
 
 Granularity = Literal["trace", "step"]
 DEFAULT_MAX_PAIRS = 4000
-PAIRING_SEED = 0
 
 # Core tables rather than ORM attributes: every query here reads a few columns of tens of thousands of
 # rows, and plain rows skip the ORM's per-row loading work.
@@ -76,9 +77,6 @@ class Target:
     def granularity(self) -> Granularity:
         return "trace" if self.step_id is None else "step"
 
-    def key(self) -> tuple[str, str]:
-        return (str(self.trace_id), str(self.step_id or ""))
-
 
 @dataclass(frozen=True)
 class Pair:
@@ -87,6 +85,9 @@ class Pair:
     rejected: str
     source: str
     source_ids: dict[str, Any] = field(default_factory=dict)
+    # Same-context, cross or a stated preference (`pairing.py`), and the context both sides share.
+    kind: Kind | None = None
+    context_id: str | None = None
 
 
 def rated_targets(session: Session, trace_ids: Sequence[uuid.UUID]) -> list[Target]:
@@ -94,8 +95,8 @@ def rated_targets(session: Session, trace_ids: Sequence[uuid.UUID]) -> list[Targ
     far its reviewers agree (`pair_rules.py`): each author's ratings summed first, then the target's.
 
     Over 10,000 traces this is ~60,000 targets, of which a few thousand end up in pairs: the rows are
-    read as plain Core rows and put in `Target.key`'s order by `_target_order`, without formatting two
-    strings per target.
+    read as plain Core rows, in no particular order: `rating_pairs` puts them in the order of their
+    content.
     """
     own = func.sum(_ANNOTATIONS.c.rating).label("own")
     per_author = (
@@ -127,20 +128,16 @@ def rated_targets(session: Session, trace_ids: Sequence[uuid.UUID]) -> list[Targ
             .having(total != 0)
         )
         rows.extend(session.execute(query).all())
-    rows.sort(key=_target_order)
     return [
         Target(trace_id, step_id, int(score), Agreement(int(people), int(up if score > 0 else down)))
         for trace_id, step_id, score, people, up, down in rows
     ]
 
 
-def _target_order(row: _SummedRow) -> tuple[int, int]:
-    # `Target.key`'s order: a UUID's text is its 128-bit number in fixed-width hex, so the numbers sort
-    # as the texts do, and -1 puts the whole trace ("" as its step) before any of its steps. Integers
-    # compare in C; sorting by the UUIDs themselves calls `uuid.UUID.__lt__` and `__eq__`, Python code,
-    # ~500,000 times for 60,000 targets.
-    trace_id, step_id = row[0], row[1]
-    return (trace_id.int, -1 if step_id is None else step_id.int)
+def _stored_order(target: Target) -> tuple[int, int]:
+    # Between targets of equal text and context only: a UUID's 128-bit number, so integers compare in C
+    # (`uuid.UUID.__lt__` is Python code), and -1 puts a whole trace before any of its steps.
+    return (target.trace_id.int, -1 if target.step_id is None else target.step_id.int)
 
 
 def steps_by_trace(session: Session, trace_ids: set[uuid.UUID]) -> dict[uuid.UUID, list[StepRow]]:
@@ -254,34 +251,75 @@ def _kept(
     return product
 
 
+# A drawn pair: the chosen target, the rejected one, and what kind of pair they make.
+_Drawn = tuple[Target, Target, Kind]
+
+
+def _same_context(
+    product: list[tuple[list[Target], list[Target]]], known: dict[_TargetKey, Identity], count: int
+) -> list[_Drawn]:
+    """Up to `count` pairs of targets that share their context, of a seed-0 shuffle of every such pair
+    (each context's chosen with its rejected, contexts in the order of their ids); a pair of two equal
+    texts is left out."""
+    contexts: dict[tuple[int, str], tuple[list[Target], list[Target]]] = {}
+    for part, (chosen, rejected) in enumerate(product):
+        for side, targets in ((0, chosen), (1, rejected)):
+            for target in targets:
+                context = known[(target.trace_id, target.step_id)].context
+                if context is not None:
+                    contexts.setdefault((part, context), ([], []))[side].append(target)
+    groups = [contexts[key] for key in sorted(contexts)]
+    return [
+        (better, worse, SAME_CONTEXT)
+        for better, worse in drawn(groups, count)
+        if known[(better.trace_id, better.step_id)].text != known[(worse.trace_id, worse.step_id)].text
+    ]
+
+
+def _kind(better: Target, worse: Target, known: dict[_TargetKey, Identity]) -> Kind:
+    context = known[(better.trace_id, better.step_id)].context
+    shared = context is not None and context == known[(worse.trace_id, worse.step_id)].context
+    return SAME_CONTEXT if shared else CROSS
+
+
 def rating_pairs(
     session: Session,
     trace_ids: Sequence[uuid.UUID],
     max_pairs: int = DEFAULT_MAX_PAIRS,
     rules: PairRules = NO_RULES,
     removed: Removed | None = None,
+    pairing: Pairing = DOCUMENT_RULE,
+    others: int = 0,
 ) -> list[Pair]:
     """The pairs the given traces' explicit ratings make (module doc), at most `max_pairs`, of the
-    targets `rules` keep; what each rule removed is added to `removed`."""
-    # Chosen and rejected targets per granularity, each in `rated_targets`' order, in one pass.
+    targets `rules` keep; what each rule removed is added to `removed`.
+
+    With `same_context_first`, cross pairs are added only to bring the model's pairs, these and the
+    `others` its other sources give, up to the pairing's `min_pairs`.
+    """
+    # Chosen and rejected targets per granularity, in one pass.
     product: list[tuple[list[Target], list[Target]]] = [([], []), ([], [])]
-    for target in rated_targets(session, trace_ids):
+    targets = rated_targets(session, trace_ids)
+    steps = steps_by_trace(session, {target.trace_id for target in targets})
+    known = identities(session, steps)
+    # Content order: the text's digest, then (only between equal texts) the context and the store's ids.
+    targets.sort(
+        key=lambda target: (*_content(known[(target.trace_id, target.step_id)]), *_stored_order(target))
+    )
+    for target in targets:
         chosen, rejected = product[0 if target.step_id is None else 1]
-        if target.score > 0:
-            chosen.append(target)
-        elif target.score < 0:
-            rejected.append(target)
+        (chosen if target.score > 0 else rejected).append(target)
     product = _kept(product, rules, Removed() if removed is None else removed)
-    sizes = [len(chosen) * len(rejected) for chosen, rejected in product]
-    picks = random.Random(PAIRING_SEED).sample(range(sum(sizes)), min(sum(sizes), max_pairs))
-    chosen_pairs: list[tuple[Target, Target]] = []
-    for pick in picks:
-        part = 0 if pick < sizes[0] else 1
-        offset = pick - (0 if part == 0 else sizes[0])
-        chosen, rejected = product[part]
-        chosen_pairs.append((chosen[offset // len(rejected)], rejected[offset % len(rejected)]))
-    used = {target for pair in chosen_pairs for target in pair}
-    steps = steps_by_trace(session, {target.trace_id for target in used})
+    if pairing.same_context_first:
+        picks = _same_context(product, known, max_pairs)
+        wanted = min(pairing.min_pairs, max_pairs) - len(picks) - others
+        if wanted > 0:
+            same = sum(len(chosen) * len(rejected) for chosen, rejected in product) - len(picks)
+            crossing = [(a, b, _kind(a, b, known)) for a, b in drawn(product, wanted + max(same, 0))]
+            picks += [pick for pick in crossing if pick[2] == CROSS][:wanted]
+    else:
+        picks = [(a, b, _kind(a, b, known)) for a, b in drawn(product, max_pairs)]
+    used = {target for better, worse, _ in picks for target in (better, worse)}
     evidence = _evidence(session, used)
     texts = {target: _render(target, steps[target.trace_id]) for target in used}
     return [
@@ -291,6 +329,12 @@ def rating_pairs(
             rejected=texts[worse],
             source="rating",
             source_ids={"chosen": _side(better, evidence), "rejected": _side(worse, evidence)},
+            kind=kind,
+            context_id=known[(better.trace_id, better.step_id)].context if kind == SAME_CONTEXT else None,
         )
-        for better, worse in chosen_pairs
+        for better, worse, kind in picks
     ]
+
+
+def _content(identity: Identity) -> tuple[str, str]:
+    return (identity.text, identity.context or "")

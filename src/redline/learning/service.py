@@ -7,6 +7,7 @@ shown, and queues its training job in the same transaction (`training.py`).
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TypeVar, cast
 
@@ -21,7 +22,9 @@ from redline.learning import training
 from redline.learning.correction_pairs import correction_pairs
 from redline.learning.models import FeedbackAssessment, PreferencePair, RewardModel, RewardModelTrace
 from redline.learning.pair_rules import NO_RULES, PAIRS_REMOVED, PairRules, Removed, removed_figures
+from redline.learning.pairing import DOCUMENT_RULE, KINDS, PAIRS_BY_KIND, Pairing
 from redline.learning.pairs import DEFAULT_MAX_PAIRS, Pair, rating_pairs
+from redline.learning.preference_pairs import preference_pairs
 from redline.traces.models import Trace
 
 MIN_PAIRS = 2
@@ -64,11 +67,20 @@ def readable_traces(session: Session, actor: Actor, trace_ids: Sequence[uuid.UUI
     return unique
 
 
+def pairing_of(config: dict[str, Any]) -> Pairing:
+    """The pairing rule a training config names (`pairing.py`), or a sentence saying what is wrong."""
+    return Pairing.of(config, max_pairs_limit=MAX_PAIRS_LIMIT)
+
+
 def preview_pairs(
-    session: Session, actor: Actor, trace_ids: Sequence[uuid.UUID], max_pairs: int = DEFAULT_MAX_PAIRS
+    session: Session,
+    actor: Actor,
+    trace_ids: Sequence[uuid.UUID],
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    pairing: Pairing = DOCUMENT_RULE,
 ) -> list[Pair]:
     """The pairs a model of these traces would be built with, without making one."""
-    return feedback_pairs(session, readable_traces(session, actor, trace_ids), max_pairs)
+    return feedback_pairs(session, readable_traces(session, actor, trace_ids), max_pairs, pairing=pairing)
 
 
 def feedback_pairs(
@@ -77,11 +89,24 @@ def feedback_pairs(
     max_pairs: int,
     rules: PairRules = NO_RULES,
     removed: Removed | None = None,
+    pairing: Pairing = DOCUMENT_RULE,
 ) -> list[Pair]:
-    """The traces' pairs in the order issue 7 lists the sources — explicit ratings, then corrections —
-    capped at `max_pairs` in all, of those `rules` keep (what each removed is added to `removed`)."""
-    pairs = rating_pairs(session, trace_ids, max_pairs, rules, removed)
-    return pairs + correction_pairs(session, trace_ids, max_pairs - len(pairs), rules, removed)
+    """The traces' pairs by source — explicit ratings (issue 7's first), people's stated preferences,
+    then corrections — capped at `max_pairs` in all, of those `rules` keep (what each removed is added
+    to `removed`). The other sources are found first: with `same_context_first`, the ratings' cross
+    pairs only fill up to `min_pairs` counting them."""
+    counted = Removed() if removed is None else removed
+    preferred = preference_pairs(session, trace_ids, max_pairs, rules, counted)
+    corrected = correction_pairs(session, trace_ids, max_pairs, rules, counted)
+    others = len(preferred) + len(corrected)
+    rated = rating_pairs(session, trace_ids, max_pairs, rules, counted, pairing, others=others)
+    return (rated + preferred + corrected)[:max_pairs]
+
+
+def pairs_by_kind(pairs: Sequence[Pair]) -> dict[str, int]:
+    """How many pairs of each kind (`pairing.KINDS`, every kind named, 0 included)."""
+    counts = Counter(pair.kind for pair in pairs)
+    return {kind: counts[kind] for kind in KINDS}
 
 
 def create(
@@ -106,9 +131,10 @@ def create(
     """
     max_pairs = max_pairs_of(config)
     rules = PairRules.of(config)
+    pairing = pairing_of(config)
     traces = readable_traces(session, actor, trace_ids)
     removed = Removed()
-    pairs = feedback_pairs(session, traces, max_pairs, rules, removed)
+    pairs = feedback_pairs(session, traces, max_pairs, rules, removed, pairing)
     if len(pairs) < MIN_PAIRS and not feedback_llm:
         raise Invalid(
             f"training needs at least {MIN_PAIRS} usable pairs; the selected traces give {len(pairs)}: "
@@ -128,7 +154,10 @@ def create(
         max_pairs=max_pairs,
         num_pairs=len(pairs),
         training_config=config,
-        metrics={PAIRS_REMOVED: removed_figures(rules, removed)} if rules.named() else None,
+        metrics={
+            PAIRS_BY_KIND: pairs_by_kind(pairs),
+            **({PAIRS_REMOVED: removed_figures(rules, removed)} if rules.named() else {}),
+        },
         created_by=actor.principal_id,
         created_at=utcnow(),
     )
@@ -153,6 +182,8 @@ def create(
                 "chosen": pair.chosen,
                 "rejected": pair.rejected,
                 "source_ids": pair.source_ids,
+                "kind": pair.kind,
+                "context_id": pair.context_id,
             }
             for position, pair in enumerate(pairs)
         ],

@@ -26,8 +26,11 @@ from redline.learning import assessments, rewardmodel
 from redline.learning.chat import ChatModel
 from redline.learning.models import PreferencePair, RewardModel, RewardModelArtifact
 from redline.learning.pair_rules import PAIRS_REMOVED
+from redline.learning.pairing import PAIRS_BY_KIND
 
 TRAIN_JOB = "train-reward-model"
+# The metrics a model has from when its pairs were built, kept when training adds its own.
+BUILT = (PAIRS_BY_KIND, PAIRS_REMOVED)
 QUEUED_DETAIL = "Queued for training."
 
 
@@ -91,8 +94,8 @@ def run(db: Database, claimed: Claimed, report: Reporter, chat: ChatModel | None
         model.started_at, model.error = utcnow(), None
         model_id, epochs = model.id, model.epochs
         kind = model.training_config.get("model_kind")
-        # What the config's rules removed when the pairs were built (`service.create`), kept once trained.
-        kept = {key: value for key, value in (model.metrics or {}).items() if key == PAIRS_REMOVED}
+        # What the pairs were when built (`service.create`): their kinds, what the config's rules removed.
+        kept = {key: value for key, value in (model.metrics or {}).items() if key in BUILT}
     share = 0.0
     feedback: dict[str, Any] = {"status": "skipped", "detail": assessments.NOT_CONFIGURED}
     if chat is not None:

@@ -9,6 +9,7 @@ from redline.annotations.models import Annotation
 from redline.annotations.service import TraceCounts
 from redline.jsonio import iso
 from redline.learning.models import FeedbackAssessment, RewardModel
+from redline.learning.pairing import pairing_rule
 from redline.learning.scoring import Scored
 from redline.traces.models import Span, Step, Trace
 
@@ -128,6 +129,8 @@ def reward_model_dict(
         "metrics": model.metrics,
         "error": model.error,
         "training_config": model.training_config,
+        # The pairing rule its pairs were drawn by (`learning/pairing.py`): the config's, else the document's.
+        "pairing": pairing_rule(model.training_config),
         "created_at": iso(model.created_at),
         "started_at": iso(model.started_at),
         "finished_at": iso(model.finished_at),
