@@ -16,7 +16,8 @@ from redline.identity import service as identity
 from redline.ingest import runs as ingest
 from redline.traces import service as traces
 from redline.traces.schemas import RunIn, StepIn
-from tests.conftest import bootstrap_admin
+from tests.cli.test_reward_models_cli import _two_contexts
+from tests.conftest import Harness, bootstrap_admin
 from tests.samples import EXPORT_KEYS
 
 
@@ -93,7 +94,10 @@ def test_pairs_preview_prints_pairs_without_a_model(database_url: str, db: Datab
     assert pair["granularity"] == "trace"
     assert pair["chosen"] == "user: refund?\n\nassistant: answer 0"
     assert pair["rejected"] == "user: refund?\n\nassistant: answer 1"
-    assert summary == "1 pair."
+    # Both answer "refund?": a same-context pair, named by the conversation both answer.
+    assert pair["kind"] == "same_context"
+    assert pair["context_id"].startswith("conversation:")
+    assert summary == "1 pair: 1 same-context, 0 cross, 0 preference."
     with db.read() as session:
         assert (
             session.execute(__import__("sqlalchemy").text("SELECT count(*) FROM reward_models")).scalar() == 0
@@ -104,3 +108,39 @@ def test_pairs_preview_prints_pairs_without_a_model(database_url: str, db: Datab
     gone = CliRunner().invoke(cli, ["--database-url", database_url, "pairs", "preview", "--trace", missing])
     assert gone.exit_code == 1
     assert f"Trace {missing} not found" in gone.output
+
+
+def test_pairs_preview_takes_the_pairing_rule_and_counts_the_kinds(
+    harness: Harness, database_url: str
+) -> None:
+    traces = [f"--trace={trace}" for trace in _two_contexts(harness)]
+    preview = ["--database-url", database_url, "pairs", "preview", *traces]
+    for options, kinds, summary in (
+        ([], ["same_context"] * 3 + ["cross"] * 3, "6 pairs: 3 same-context, 3 cross, 0 preference."),
+        (["--min-pairs", "0"], ["same_context"] * 3, "3 pairs: 3 same-context, 0 cross, 0 preference."),
+        (
+            ["--min-pairs", "4"],
+            ["same_context"] * 3 + ["cross"],
+            "4 pairs: 3 same-context, 1 cross, 0 preference.",
+        ),
+        (
+            ["--pairing", "every_pair", "--max-pairs", "6"],
+            None,
+            "6 pairs: 3 same-context, 3 cross, 0 preference.",
+        ),
+    ):
+        result = CliRunner().invoke(cli, [*preview, *options])
+        assert result.exit_code == 0, result.output
+        lines = [json.loads(line) for line in result.stdout.splitlines()]
+        if kinds is not None:
+            assert [line["kind"] for line in lines] == kinds
+        assert result.stderr == f"{summary}\n"
+    bad = CliRunner().invoke(cli, [*preview, "--pairing", "nearest"])
+    assert bad.exit_code == 2
+    assert (
+        "Invalid value for '--pairing': 'nearest' is not one of 'every_pair', 'same_context_first'."
+        in bad.output
+    )
+    bad = CliRunner().invoke(cli, [*preview, "--pairing", "every_pair", "--min-pairs", "3"])
+    assert bad.exit_code == 2
+    assert "Error: --min-pairs is for --pairing same_context_first." in bad.output

@@ -108,7 +108,19 @@ def test_trl_export_is_conversational_with_tool_calls(
     result = invoke(database_url, "pairs", "export", model["id"], "--format", "trl", "--output", str(out))
     assert result.exit_code == 0, result.output
     assert result.output == f'Wrote 2 pairs of "refunds" to {out} (trl).\n'
-    rating, correction = _lines(out)
+    lines = _lines(out)
+    # Each line's other columns are the pair's kind and context, as the API lists them (docs/learning.md).
+    listed = _ok(harness.client.get(f"{RM}/reward-models/{model['id']}/pairs", headers=harness.admin))[
+        "pairs"
+    ]
+    assert [(line.pop("kind"), line.pop("context_id")) for line in lines] == [
+        (pair["kind"], pair["context_id"]) for pair in listed
+    ]
+    # Both answer the same conversation; the correction's two answers follow the same steps.
+    assert [pair["kind"] for pair in listed] == ["same_context", "same_context"]
+    assert listed[0]["context_id"].startswith("conversation:")
+    assert listed[1]["context_id"].startswith("prefix:")
+    rating, correction = lines
     # The trace pair: whole runs, system steps left out; the call with text is one message with both.
     assert rating == {
         "chosen": [USER, LOOKUP, RESULT, ANSWER],

@@ -21,6 +21,10 @@ from tests.conftest import Harness
 from tests.samples import REFUND_STEPS
 
 RM = "/api/v1/rm"
+KINDS_NOTE = (
+    "same-context: both sides answer the same context; cross: they don't; preference: a person's choice in "
+    "an experiment comparison"
+)
 
 
 def invoke(database_url: str, *args: str) -> Result:
@@ -81,6 +85,11 @@ def test_create_list_show_a_model_as_it_trains(harness: Harness, database_url: s
         "  progress: 0%",
         "  pairs: 36 from 12 traces (at most 4000)",
     ]
+    # Built, not trained yet: the pairs by kind are the only metric.
+    assert queued[-2:] == [
+        "  metrics:",
+        f"    Pairs by kind: 36 same-context, 0 cross, 0 preference ({KINDS_NOTE})",
+    ]
     assert _work(harness) == 1
     shown = ok(database_url, "reward-models", "show", model_id).splitlines()
     api = harness.client.get(f"{RM}/reward-models/{model_id}", headers=harness.admin).json()
@@ -89,22 +98,27 @@ def test_create_list_show_a_model_as_it_trains(harness: Harness, database_url: s
     assert shown[1] == "  status: ready — Ready: trained as hashed-ngram-bt."
     assert "progress" not in "\n".join(shown)
     # The console's labels and values, one a line, a note in parentheses after its value.
-    assert shown[4:13] == [
+    assert api["pairing"] == "same_context_first"
+    assert api["training_config"] == {"max_pairs": 4000, "pairing": "same_context_first", "min_pairs": 200}
+    assert shown[4:16] == [
         "  training config:",
         "    Model kind: hashed-ngram-bt (the default)",
         "    Pairs at most: 4,000",
+        "    Pairing: same-context pairs first",
+        "    Cross pairs up to: 200",
         "    Epochs: 1 (the default)",
         "  metrics:",
         "    Pairs used: 36 of 36 (a pair is usable when its two sides differ in what the assistant did)",
         f"    Trained on, held out: {pairs['train']} pairs trained on, {pairs['validation']} held out"
         " (by trace: the pairs of held-out traces validate, the others train)",
+        f"    Pairs by kind: 36 same-context, 0 cross, 0 preference ({KINDS_NOTE})",
         f"    Validation accuracy: {_validation_range(validation)}"
         " (the share of held-out pairs the model orders right (a tie counts half))",
         f"    Training accuracy: {metrics['train_accuracy']:.0%} (on the pairs it was trained on)",
     ]
     assert metrics["training_seconds"] < 10
-    assert shown[13] == f"    Training time: {metrics['training_seconds']:.2f} s"
-    assert shown[14:] == [
+    assert shown[16] == f"    Training time: {metrics['training_seconds']:.2f} s"
+    assert shown[17:] == [
         "    Model kind: hashed-ngram-bt",
         f"    Features: {metrics['features']}",
         f"    Weights in use: {metrics['non_zero_weights']} of 262,144",
@@ -265,3 +279,94 @@ def test_create_can_wait_for_the_training_and_show_how_far_it_got(
     assert re.fullmatch(r'Training "refunds": ready after \d+\.\d s\.', lines[-1])
     assert all(line.startswith('Training "refunds": ') for line in lines)
     assert lines[0].startswith('Training "refunds": 0%')
+
+
+def _two_contexts(harness: Harness) -> list[str]:
+    """Two + answers and one − to question a, one + and one − to question b: 3 same-context pairs (each
+    question's + with its −) and 3 cross (a + with b's −, b's + with a's −)."""
+    made = []
+    for question, answer, rating in (
+        ("a", "first good answer", 1),
+        ("a", "second good answer", 1),
+        ("a", "bad answer", -1),
+        ("b", "good answer", 1),
+        ("b", "bad answer", -1),
+    ):
+        steps = [
+            {"role": "user", "content": f"question {question}"},
+            {"role": "assistant", "content": answer},
+        ]
+        made.append(_run(harness, steps))
+        _annotate(harness, made[-1], rating=rating)
+    return made
+
+
+def test_create_takes_the_pairing_rule_and_show_says_it(harness: Harness, database_url: str) -> None:
+    traces = [f"--trace={trace}" for trace in _two_contexts(harness)]
+    create = ("reward-models", "create", *traces, "--name")
+    models: dict[str, dict[str, Any]] = {}
+    for name, options in (
+        ("same-only", ["--min-pairs", "0"]),
+        ("filled", ["--min-pairs", "5"]),
+        ("default", []),
+        ("document", ["--pairing", "every_pair"]),
+    ):
+        ok(database_url, *create, name, *options)
+        [model] = [
+            m
+            for m in harness.client.get(f"{RM}/reward-models", headers=harness.admin).json()["reward_models"]
+            if m["name"] == name
+        ]
+        models[name] = model
+    by_kind = {name: model["metrics"]["pairs_by_kind"] for name, model in models.items()}
+    assert by_kind == {
+        "same-only": {"same_context": 3, "cross": 0, "preference": 0},
+        "filled": {"same_context": 3, "cross": 2, "preference": 0},
+        # Cross pairs up to 200, as many as there are.
+        "default": {"same_context": 3, "cross": 3, "preference": 0},
+        "document": {"same_context": 3, "cross": 3, "preference": 0},
+    }
+    assert {name: model["pairing"] for name, model in models.items()} == {
+        "same-only": "same_context_first",
+        "filled": "same_context_first",
+        "default": "same_context_first",
+        "document": "every_pair",
+    }
+    assert models["filled"]["training_config"] == {
+        "max_pairs": 4000,
+        "pairing": "same_context_first",
+        "min_pairs": 5,
+    }
+    assert models["document"]["training_config"] == {"max_pairs": 4000, "pairing": "every_pair"}
+    shown = ok(database_url, "reward-models", "show", "filled")
+    assert "\n    Pairing: same-context pairs first\n    Cross pairs up to: 5\n" in shown
+    assert f"\n    Pairs by kind: 3 same-context, 2 cross, 0 preference ({KINDS_NOTE})\n" in shown
+    shown = ok(database_url, "reward-models", "show", "document")
+    assert "\n    Pairing: every pair, the rm API's default\n    Epochs: 1 (the default)\n" in shown
+    # Each pair says its kind and, for a same-context one, the context both sides answer.
+    pairs = harness.client.get(
+        f"{RM}/reward-models/{models['filled']['id']}/pairs", headers=harness.admin
+    ).json()["pairs"]
+    assert [pair["kind"] for pair in pairs] == ["same_context"] * 3 + ["cross"] * 2
+    assert all(pair["context_id"].startswith("conversation:") for pair in pairs[:3])
+    assert [pair["context_id"] for pair in pairs[3:]] == [None, None]
+
+
+def test_create_refuses_a_bad_pairing_in_clicks_words(harness: Harness, database_url: str) -> None:
+    lone = _run(harness, copy.deepcopy(REFUND_STEPS))
+    create = ("reward-models", "create", "--name", "m", "--trace", lone)
+    bad = invoke(database_url, *create, "--pairing", "same_context")
+    assert bad.exit_code == 2
+    assert (
+        "Invalid value for '--pairing': 'same_context' is not one of 'every_pair', 'same_context_first'."
+        in (bad.output)
+    )
+    for typed in ("-1", "100001"):
+        bad = invoke(database_url, *create, "--min-pairs", typed)
+        assert bad.exit_code == 2
+        assert f"Invalid value for '--min-pairs': {typed} is not in the range 0<=x<=100000." in bad.output
+    # every_pair reads no --min-pairs: one typed is refused rather than ignored.
+    bad = invoke(database_url, *create, "--pairing", "every_pair", "--min-pairs", "10")
+    assert bad.exit_code == 2
+    assert "Error: --min-pairs is for --pairing same_context_first." in bad.output
+    assert harness.client.get(f"{RM}/reward-models", headers=harness.admin).json()["reward_models"] == []

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from redline.background import JOB_KINDS
 from redline.client import Client, ConflictError, InvalidRequestError, NotFoundError
 from redline.db import Database
 from redline.jobs.worker import JobWorker
+from tests.conftest import ADMIN_TOKEN
 from tests.liveserver import LiveServer
 
 STASH_JSONL = "\n".join(
@@ -89,6 +91,9 @@ def test_reward_models_keep_their_pairs(admin: Client) -> None:
     pairs = list(admin.reward_models.pairs(model["id"], page_size=1))
     assert len(pairs) == 2
     assert {pair["granularity"] for pair in pairs} == {"trace"}
+    # Three different questions: no same-context pair, so cross pairs fill up to min_pairs (200).
+    assert [(pair["kind"], pair["context_id"]) for pair in pairs] == [("cross", None)] * 2
+    assert model["metrics"]["pairs_by_kind"] == {"same_context": 0, "cross": 2, "preference": 0}
     with pytest.raises(InvalidRequestError) as too_few:
         admin.reward_models.create("one", trace_ids[:2])
     assert too_few.value.status == 422
@@ -116,3 +121,34 @@ def test_a_trained_model_scores_traces_and_a_project_new_ones(
     made = admin.reward_models.activate(live_server.project_id, model["id"])
     assert made["reward_model_id"] == model["id"]
     assert admin.reward_models.activate(live_server.project_id, None)["reward_model_id"] is None
+
+
+def test_the_client_asks_for_same_context_pairs_first_unless_told(
+    admin: Client, live_server: LiveServer
+) -> None:
+    """Redline's client names `same_context_first`; the rm API's own default stays every_pair."""
+    trace_ids = admin.traces.import_text(STASH_JSONL)["trace_ids"]
+    for trace_id, rating in zip(trace_ids, (1, -1, -1), strict=True):
+        admin.annotations.create(trace_id, rating=rating)
+    ours = admin.reward_models.create("ours", trace_ids, {"max_pairs": 10})
+    assert ours["pairing"] == "same_context_first"
+    assert ours["training_config"] == {"pairing": "same_context_first", "max_pairs": 10}
+    stored = httpx.get(
+        f"{live_server.url}/api/v1/rm/reward-models/{ours['id']}",
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+    ).json()
+    assert (stored["pairing"], stored["training_config"]["pairing"]) == (
+        "same_context_first",
+        "same_context_first",
+    )
+    told = admin.reward_models.create("document", trace_ids, {"pairing": "every_pair"})
+    assert (told["pairing"], told["training_config"]) == ("every_pair", {"pairing": "every_pair"})
+    bare = httpx.post(
+        f"{live_server.url}/api/v1/rm/reward-models",
+        json={"name": "bare", "trace_ids": trace_ids},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+    ).json()
+    assert (bare["pairing"], bare["training_config"]) == ("every_pair", {})
+    with pytest.raises(InvalidRequestError) as refused:
+        admin.reward_models.create("odd", trace_ids, {"min_pairs": -1})
+    assert refused.value.message == "training_config.min_pairs is a whole number from 0 to 100000"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import re
+from typing import Any
 
 from playwright.sync_api import expect
 
@@ -14,6 +15,7 @@ from redline.db import Database
 from tests.conftest import Harness, run_waiting_jobs
 from tests.console.conftest import Console, console_client, role_token, shown
 from tests.console.queue_seed import Authorized, ok, post_ok
+from tests.console.test_reward_models import PENDING
 from tests.learning.test_training_job import REFUND_FIRST, _rated_runs
 from tests.samples import REFUND_STEPS, make_run
 
@@ -50,7 +52,9 @@ def test_train_a_model_on_the_traces_lists_filter_and_follow_it_to_ready(
     page.wait_for_url(re.compile(r"/ui/reward-models/[0-9a-f-]{36}$"))
     expect(page.get_by_role("heading", name="refunds-v2")).to_be_visible()
     expect(page.locator("#model-status")).to_have_text("queued")
-    expect(page.locator("#metrics")).to_contain_text("Not yet: they are measured when training ends.")
+    expect(page.locator("#metrics-pending")).to_have_text(PENDING)
+    # What building the pairs found is there already: each order's + and − answer the same question.
+    expect(page.locator("#metrics")).to_contain_text("Pairs by kind6 same-context, 24 cross, 0 preference")
     config = page.locator("#model-config")
     chosen = dict(
         zip(config.locator("dt").all_inner_texts(), config.locator("dd").all_inner_texts(), strict=True)
@@ -58,6 +62,9 @@ def test_train_a_model_on_the_traces_lists_filter_and_follow_it_to_ready(
     assert chosen["Traces chosen by"] == "the traces list's filter: status completed"
     assert chosen["Pairs at most"] == "30"
     assert chosen["Model kind"] == "hashed-ngram-bt (the default)"
+    # The form's default: same-context pairs first, cross pairs up to 200.
+    assert chosen["Pairing"] == "same-context pairs first"
+    assert chosen["Cross pairs up to"] == "200"
     expect(page.locator("#model-record")).to_contain_text("Traces12")
 
     # The worker trains it; the page follows and shows what training measured.
@@ -65,7 +72,7 @@ def test_train_a_model_on_the_traces_lists_filter_and_follow_it_to_ready(
     expect(page.locator("#model-status")).to_have_text("ready", timeout=15_000)
     metrics = page.locator("#metrics")
     labels = metrics.locator("dt").all_inner_texts()
-    assert labels[:3] == ["Pairs used", "Trained on, held out", "Validation accuracy"]
+    assert labels[:4] == ["Pairs used", "Trained on, held out", "Pairs by kind", "Validation accuracy"]
     assert "Training time" in labels
     assert "Feedback read by an LLM" in labels
     figures = dict(zip(labels, metrics.locator("dd .figure").all_inner_texts(), strict=True))
@@ -73,6 +80,7 @@ def test_train_a_model_on_the_traces_lists_filter_and_follow_it_to_ready(
     assert ACCURACY.match(figures["Validation accuracy"]), figures["Validation accuracy"]
     assert re.match(r"^\d+\.\d\d s$", figures["Training time"])
     assert figures["Model kind"] == "hashed-ngram-bt"
+    assert figures["Pairs by kind"] == "6 same-context, 24 cross, 0 preference"
     console.shoot("reward-model-ready")
     # The figures, without the 25 pairs under them.
     page.screenshot(path=str(console.shots / "reward-model-figures.png"), full_page=False)
@@ -106,8 +114,11 @@ def test_train_on_a_queues_traces(harness: Harness) -> None:
     assert stored["training_config"] == {
         "max_pairs": 100,
         "epochs": 1,
+        "pairing": "same_context_first",
+        "min_pairs": 200,
         "chosen_by": "the annotation queue “Refund review”",
     }
+    assert stored["pairing"] == "same_context_first"
     page = harness.client.get(made.headers["location"]).text
     assert "the annotation queue “Refund review”" in page
     assert re.search(r"<dt>Traces</dt><dd>4</dd>", page)
@@ -173,7 +184,10 @@ def test_the_pair_rules_go_into_the_config_and_are_worded_when_wrong(harness: Ha
     stored = ok(http.get(f"/api/v1/rm/reward-models/{made.headers['location'].rsplit('/', 1)[1]}"))
     assert stored["training_config"]["min_agreement"] == 0.5
     assert "adjudicated_only" not in stored["training_config"]
-    assert stored["metrics"] == {"pairs_removed": {"min_agreement": 0}}
+    assert stored["metrics"] == {
+        "pairs_by_kind": {"same_context": 2, "cross": 2, "preference": 0},
+        "pairs_removed": {"min_agreement": 0},
+    }
     settled = signed.submit("/ui/reward-models", _form(adjudicated_only="on", min_agreement="0.5"))
     assert settled.status_code == 400
     assert "the selected traces give 0" in settled.text
@@ -186,3 +200,53 @@ def test_the_pair_rules_go_into_the_config_and_are_worded_when_wrong(harness: Ha
         assert refused.status_code == 400
         assert shown(said) in refused.text
         assert f'value="{typed}"' in refused.text
+
+
+def test_the_form_chooses_the_pairing_and_words_a_bad_one(harness: Harness) -> None:
+    """Same-context pairs first by default, cross pairs up to the number given; or every pair, the API's
+    default, which reads no such number."""
+    _rated_runs(harness, 2)
+    http = Authorized(harness.client, harness.admin)
+    signed = console_client(harness)
+    listed = harness.client.get("/ui/reward-models").text
+    assert '<option value="same_context_first" selected>Same-context pairs first</option>' in listed
+    assert '<option value="every_pair">Every pair, the rm API&#39;s default</option>' in listed
+    assert 'name="min_pairs" type="number" min="0" max="100000" step="1" value="200"' in listed
+
+    def stored(form: dict[str, str]) -> dict[str, Any]:
+        made = signed.submit("/ui/reward-models", form)
+        assert made.status_code == 303, made.text
+        found: dict[str, Any] = ok(
+            http.get(f"/api/v1/rm/reward-models/{made.headers['location'].rsplit('/', 1)[1]}")
+        )
+        return found
+
+    # Two orders, each with its + and its −: 2 same-context pairs, 2 cross.
+    same_only = stored(_form(min_pairs="0"))
+    assert (same_only["pairing"], same_only["training_config"]["min_pairs"]) == ("same_context_first", 0)
+    assert same_only["metrics"]["pairs_by_kind"] == {"same_context": 2, "cross": 0, "preference": 0}
+    # An empty field takes the default.
+    filled = stored(_form(min_pairs=""))
+    assert filled["training_config"]["min_pairs"] == 200
+    assert filled["metrics"]["pairs_by_kind"] == {"same_context": 2, "cross": 2, "preference": 0}
+    document = stored(_form(pairing="every_pair", min_pairs="7"))
+    assert document["pairing"] == "every_pair"
+    assert {"pairing": "every_pair"}.items() <= document["training_config"].items()
+    assert "min_pairs" not in document["training_config"]
+    for fields, said in (
+        (
+            {"pairing": "closest"},
+            "Pairing: choose same-context pairs first or every pair, the rm API's default.",
+        ),
+        ({"min_pairs": "-1"}, "Cross pairs up to: a whole number from 0 to 100,000."),
+        ({"min_pairs": "100001"}, "Cross pairs up to: a whole number from 0 to 100,000."),
+        ({"min_pairs": "many"}, 'Cross pairs up to: "many" is not a whole number.'),
+    ):
+        refused = signed.submit("/ui/reward-models", _form(**fields))
+        assert refused.status_code == 400
+        assert shown(said) in refused.text
+    # What was typed is kept: the number, and the rule chosen.
+    assert 'value="many"' in refused.text
+    kept = signed.submit("/ui/reward-models", _form(pairing="every_pair", max_pairs="1"))
+    assert '<option value="every_pair" selected>' in kept.text
+    assert len(ok(http.get("/api/v1/rm/reward-models"))["reward_models"]) == 3

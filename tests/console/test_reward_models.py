@@ -9,13 +9,20 @@ from tests.console.conftest import Console, console_client, role_token, shown
 from tests.samples import make_run
 
 QUEUED = "Queued for training."
+# What a queued or training model's page says under the figures building its pairs gave.
+PENDING = (
+    "Training's figures: not yet, they are measured when it ends. This page follows the training as it goes."
+)
 
 
 def _rated_runs(console: Console, count: int) -> list[str]:
-    """Runs rated alternately + and −, so a model of them has pairs."""
+    """Runs of the same question rated alternately + and −, each answer its own, so a model of them has
+    same-context pairs."""
     ids = []
     for number in range(count):
-        run = console.api.runs.create(make_run(console.server.project_id, externalId=f"run-{number}"))
+        run = make_run(console.server.project_id, externalId=f"run-{number}")
+        run["steps"][-1]["content"] = f"Your order was delivered on May {number + 1}."
+        run = console.api.runs.create(run)
         console.api.annotations.create(run["id"], rating=1 if number % 2 == 0 else -1)
         ids.append(run["id"])
     return ids
@@ -37,15 +44,20 @@ def test_the_list_and_a_model_show_the_stored_record_and_its_pairs(console: Cons
     expect(page.get_by_role("navigation", name="Breadcrumbs")).to_contain_text("Reward models")
     expect(page.locator("#model-status")).to_have_text("queued")
     expect(page.locator("#status-detail")).to_have_text(QUEUED)
-    expect(page.locator("#metrics")).to_have_text(
-        "Not yet: they are measured when training ends. This page follows the training as it goes."
-    )
+    expect(page.locator("#metrics-pending")).to_have_text(PENDING)
+    # The client asked for same-context pairs first: the page says so, and what kinds of pairs it made.
+    config = page.locator("#model-config")
+    expect(config).to_contain_text("Pairingsame-context pairs first")
+    expect(config).to_contain_text("Cross pairs up to200 (the default)")
+    expect(page.locator("#metrics")).to_contain_text("Pairs by kind30 same-context, 0 cross, 0 preference")
     rows = page.locator("#pairs tbody tr")
     expect(rows).to_have_count(25)
     first = rows.first.locator("td")
     expect(first.nth(1)).to_have_text(stored[0]["granularity"])
     expect(first.nth(2)).to_have_text(stored[0]["chosen"])
     expect(first.nth(3)).to_have_text(stored[0]["rejected"])
+    expect(first.nth(5)).to_have_text("same-context")
+    expect(first.nth(5)).to_have_attribute("title", f"context {stored[0]['context_id']}")
     console.shoot("reward-model")
     page.get_by_role("link", name="Later pairs →").click()
     expect(rows).to_have_count(5)
@@ -78,7 +90,10 @@ def test_a_model_of_traces_a_principal_cannot_read_is_not_found(harness: Harness
 def test_a_model_page_says_what_its_training_options_removed(console: Console) -> None:
     config = {"max_pairs": 30, "min_agreement": 0.5}
     made = console.api.reward_models.create("agreed", _rated_runs(console, 4), config)
-    assert made["metrics"] == {"pairs_removed": {"min_agreement": 0}}
+    assert made["metrics"] == {
+        "pairs_by_kind": {"same_context": 4, "cross": 0, "preference": 0},
+        "pairs_removed": {"min_agreement": 0},
+    }
     page = console.open(f"/ui/reward-models/{made['id']}")
     expect(page.locator("#metrics")).to_contain_text("Pairs removed")
     expect(page.locator("#metrics")).to_contain_text("0 (least agreement)")

@@ -13,6 +13,8 @@ from redline.learning.figures import (
     accuracy_text,
     config_figures,
     duration_text,
+    kind_text,
+    kinds_text,
     metric_figures,
     validation_percent,
     validation_text,
@@ -27,6 +29,7 @@ METRICS = {
         "by_granularity": {"step": {"pairs": 3, "accuracy": 1.0}, "trace": {"pairs": 4, "accuracy": 0.5}},
         "by_source": {"rating": {"pairs": 7, "accuracy": 0.7143}},
     },
+    "pairs_by_kind": {"same_context": 1286, "cross": 0, "preference": 4},
     "training_seconds": 74.4,
     "split": "by trace: the pairs of held-out traces validate, the others train",
     "train_accuracy": 0.931,
@@ -55,6 +58,12 @@ def test_the_metrics_read_as_people_say_them() -> None:
             "Trained on, held out",
             "29 pairs trained on, 7 held out",
             "by trace: the pairs of held-out traces validate, the others train",
+        ),
+        Figure(
+            "Pairs by kind",
+            "1,286 same-context, 0 cross, 4 preference",
+            "same-context: both sides answer the same context; cross: they don't; preference: a person's "
+            "choice in an experiment comparison",
         ),
         Figure(
             "Validation accuracy",
@@ -101,8 +110,44 @@ def test_the_config_shows_what_was_asked_and_the_defaults_taken() -> None:
         Figure("Traces chosen by", "the annotation queue “Refunds”"),
         Figure("Model kind", "hashed-ngram-bt (the default)"),
         Figure("Pairs at most", "30"),
+        Figure("Pairing", "every pair, the rm API's default"),
         Figure("Epochs", "1 (the default)"),
         Figure("Rubric", "be kind"),
+    ]
+
+
+def test_the_config_says_its_pairing_rule_and_how_far_cross_pairs_fill() -> None:
+    """Cross pairs up to (`min_pairs`) is said, with its default, under same-context pairs first only."""
+    assert config_figures({"pairing": "same_context_first"})[2:4] == [
+        Figure("Pairing", "same-context pairs first"),
+        Figure("Cross pairs up to", "200 (the default)"),
+    ]
+    assert config_figures({"pairing": "same_context_first", "min_pairs": 1500})[2:4] == [
+        Figure("Pairing", "same-context pairs first"),
+        Figure("Cross pairs up to", "1,500"),
+    ]
+    assert [figure.label for figure in config_figures({"pairing": "every_pair"})] == [
+        "Model kind",
+        "Pairs at most",
+        "Pairing",
+        "Epochs",
+    ]
+    assert config_figures({"pairing": "every_pair"})[2] == Figure(
+        "Pairing", "every pair, the rm API's default"
+    )
+
+
+def test_pair_kinds_in_words() -> None:
+    assert kinds_text({"same_context": 1286, "cross": 0, "preference": 0}) == (
+        "1,286 same-context, 0 cross, 0 preference"
+    )
+    # A count not given is none.
+    assert kinds_text({"cross": 2}) == "0 same-context, 2 cross, 0 preference"
+    assert [kind_text(kind) for kind in ("same_context", "cross", "preference", None)] == [
+        "same-context",
+        "cross",
+        "preference",
+        "not recorded",
     ]
 
 

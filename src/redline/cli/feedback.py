@@ -25,13 +25,13 @@ from redline.cli.context import (
     tune_gc_for_bulk_work,
 )
 from redline.cli.progress import progress
-from redline.cli.reward_models import write_pairs
+from redline.cli.reward_models import min_pairs_option, pairing_config, pairing_option, write_pairs
 from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.identity.service import Actor
 from redline.jsonio import dumps
-from redline.learning import exports
+from redline.learning import exports, figures
 from redline.learning import service as learning
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.learning.service import MAX_PAIRS_LIMIT
@@ -156,29 +156,39 @@ def pairs_group() -> None:
     type=click.IntRange(min=1, max=MAX_PAIRS_LIMIT),
     help="Cap after the seed-0 shuffle.",
 )
+@pairing_option
+@min_pairs_option
 @pass_context
-def preview_pairs(context: CliContext, traces: tuple[str, ...], max_pairs: int) -> None:
-    """Print the pairs the traces' ratings make, one JSON object per line, without making a model."""
+def preview_pairs(
+    context: CliContext, traces: tuple[str, ...], max_pairs: int, pairing: str, min_pairs: int
+) -> None:
+    """Print the pairs the traces' ratings, stated preferences and corrections make, one JSON object per
+    line with its kind (same_context, cross, preference), without making a model; then how many of
+    each kind."""
     chosen = trace_ids(traces)
+    rule = learning.pairing_of(pairing_config(pairing, min_pairs))
     db = context.ready_database()
     # Pairs over thousands of traces keep tens of thousands of rows alive while the texts are built; with
     # the default thresholds the cyclic GC would rescan them over and over (bench/README.md), as in imports.
     tune_gc_for_bulk_work()
     try:
         with db.read() as session:
-            pairs = learning.preview_pairs(session, context.operator(session), chosen, max_pairs)
+            pairs = learning.preview_pairs(session, context.operator(session), chosen, max_pairs, rule)
     except RedlineError as error:
         raise fail(error) from error
     for pair in pairs:
         line = {
             "granularity": pair.granularity,
             "source": pair.source,
+            "kind": pair.kind,
+            "context_id": pair.context_id,
             "chosen": pair.chosen,
             "rejected": pair.rejected,
             "source_ids": pair.source_ids,
         }
         click.echo(dumps(line).decode())
-    click.echo(f"{counted(len(pairs), 'pair')}.", err=True)
+    by_kind = figures.kinds_text(learning.pairs_by_kind(pairs))
+    click.echo(f"{counted(len(pairs), 'pair')}: {by_kind}.", err=True)
 
 
 @pairs_group.command("export")

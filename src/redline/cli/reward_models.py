@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 from sqlalchemy.orm import Session
 
 from redline.cli.context import (
@@ -39,6 +40,7 @@ from redline.learning import service as learning
 from redline.learning.figures import Figure
 from redline.learning.models import RewardModel
 from redline.learning.pair_rules import ADJUDICATED_ONLY, MIN_AGREEMENT
+from redline.learning.pairing import DEFAULT_MIN_PAIRS, RULES, SAME_CONTEXT_FIRST
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.sentences import counted
 
@@ -76,6 +78,35 @@ def write_pairs(context: CliContext, model_ref: str, export_format: str, output:
         click.echo(f'Wrote {pairs} of "{name}" to {output} ({export_format}).')
     else:
         click.echo(f"{pairs}.", err=True)
+
+
+# `--pairing` and `--min-pairs`, as `reward-models create` and `pairs preview` take them (docs/api-rm.md,
+# "Pairing"): Redline's own tools ask for same-context pairs first.
+pairing_option = click.option(
+    "--pairing",
+    type=click.Choice(RULES),
+    default=SAME_CONTEXT_FIRST,
+    show_default=True,
+    help="same_context_first: pairs of answers to the same context, then cross pairs up to --min-pairs; "
+    "every_pair: every chosen with every rejected (the rm API's default).",
+)
+min_pairs_option = click.option(
+    "--min-pairs",
+    default=DEFAULT_MIN_PAIRS,
+    show_default=True,
+    type=click.IntRange(min=0, max=learning.MAX_PAIRS_LIMIT),
+    help="With same_context_first: cross pairs are added only to bring the pairs up to this many.",
+)
+
+
+def pairing_config(pairing: str, min_pairs: int) -> dict[str, Any]:
+    """The training config's pairing: `min_pairs` only with the rule that reads it; --min-pairs typed
+    with every_pair, which would not read it, is refused rather than ignored."""
+    if pairing != SAME_CONTEXT_FIRST:
+        if click.get_current_context().get_parameter_source("min_pairs") is ParameterSource.COMMANDLINE:
+            raise click.BadOptionUsage("min_pairs", "--min-pairs is for --pairing same_context_first.")
+        return {"pairing": pairing}
+    return {"pairing": pairing, "min_pairs": min_pairs}
 
 
 def _progress(session: Session, model: RewardModel) -> str | None:
@@ -126,7 +157,8 @@ def list_models(context: CliContext) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Only the metrics, as one JSON object (for scripts).")
 @pass_context
 def show_model(context: CliContext, model_ref: str, as_json: bool) -> None:
-    """One model (by id or name): its status, training progress and figures."""
+    """One model (by id or name): its status, training progress and figures, its pairing rule and pairs
+    by kind among them."""
     with as_operator(context, write=False) as (session, actor):
         model = find_model(session, actor, model_ref)
         traces = learning.trace_count(session, model.id)
@@ -167,6 +199,8 @@ def show_model(context: CliContext, model_ref: str, as_json: bool) -> None:
     type=click.FloatRange(0, 1),
     help="Keep only pairs whose items' reviewers agree with the item's value at least this share (0-1).",
 )
+@pairing_option
+@min_pairs_option
 @click.option(
     "--wait",
     is_flag=True,
@@ -180,12 +214,15 @@ def create_model(
     max_pairs: int,
     adjudicated_only: bool,
     min_agreement: float | None,
+    pairing: str,
+    min_pairs: int,
     wait: bool,
 ) -> None:
     """Make a model from the traces' ratings and corrections, and queue its training.
 
-    --adjudicated-only and --min-agreement keep only settled pairs (docs/api-rm.md); `reward-models show`
-    says how many pairs each removed.
+    Its pairs are same-context pairs first, unless --pairing every_pair asks for the rm API's default
+    rule (docs/api-rm.md, "Pairing"). --adjudicated-only and --min-agreement keep only settled pairs;
+    `reward-models show` says how many pairs of each kind the model has, and how many each rule removed.
 
     With an LLM configured (REDLINE_LLM_BASE_URL, REDLINE_LLM_MODEL), training adds pairs from the
     feedback it finds, so fewer than two rating and correction pairs are not refused here. With --wait
@@ -193,7 +230,7 @@ def create_model(
     chosen = trace_ids(traces)
     llm = context.settings().llm_configured
     tune_gc_for_bulk_work()
-    config: dict[str, Any] = {"max_pairs": max_pairs}
+    config: dict[str, Any] = {"max_pairs": max_pairs, **pairing_config(pairing, min_pairs)}
     if adjudicated_only:
         config[ADJUDICATED_ONLY] = True
     if min_agreement is not None:

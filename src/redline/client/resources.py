@@ -401,6 +401,12 @@ class Annotations:
         return self._http.lines(f"{RM}/export/annotations")
 
 
+# The pairing rule Redline's own tools ask for (docs/api-rm.md, "Pairing"): pairs of a chosen and a
+# rejected answer to the same context first. The API's default stays every_pair for its other
+# clients, so the client names this one.
+PAIRING = "same_context_first"
+
+
 class RewardModels:
     """Reward models and the preference pairs each is built with."""
 
@@ -410,8 +416,12 @@ class RewardModels:
     def create(
         self, name: str, trace_ids: Sequence[str], training_config: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
-        """A model built from the selected traces' ratings; InvalidRequestError with fewer than 2 pairs."""
-        body = {"name": name, "trace_ids": list(trace_ids), "training_config": dict(training_config or {})}
+        """A model built from the selected traces' ratings; InvalidRequestError with fewer than 2 pairs.
+
+        Its pairs are same-context pairs first (`"pairing": "same_context_first"`) unless
+        `training_config` names a `pairing` (`"every_pair"`: the rm API's default)."""
+        config = {"pairing": PAIRING, **(training_config or {})}
+        body = {"name": name, "trace_ids": list(trace_ids), "training_config": config}
         return json_object(self._http.request("POST", f"{RM}/reward-models", json=body), "a reward model")
 
     def list(self) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from redline.identity.models import Project
 from redline.identity.service import Actor, default_write_project
 from redline.learning import service as learning
 from redline.learning.pair_rules import ADJUDICATED_ONLY, MIN_AGREEMENT
+from redline.learning.pairing import DEFAULT_MIN_PAIRS, RULES, SAME_CONTEXT_FIRST
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.queues.annotation import service as queues
 
@@ -49,6 +50,10 @@ class ModelForm(BaseModel):
     source: str = "filter"
     queue: str = ""
     max_pairs: str = str(DEFAULT_MAX_PAIRS)
+    # Same-context pairs first, as Redline's own tools ask (docs/api-rm.md, "Pairing"), or every pair,
+    # the rm API's default; cross pairs fill up to `min_pairs` under the first only.
+    pairing: str = SAME_CONTEXT_FIRST
+    min_pairs: str = str(DEFAULT_MIN_PAIRS)
     epochs: str = "1"
     # A checkbox: "on" when ticked, absent (empty) when not.
     adjudicated_only: str = ""
@@ -64,7 +69,27 @@ class ModelForm(BaseModel):
     until: str = ""
 
 
-def _options(form: ModelForm) -> dict[str, int | float | bool]:
+def _pairing(form: ModelForm) -> dict[str, str | int]:
+    """The config's pairing: the rule chosen, and with same-context pairs first how far cross pairs fill."""
+    if form.pairing not in RULES:
+        raise Invalid(
+            "Pairing: choose same-context pairs first or every pair, the rm API's default.",
+            details={"field": "pairing"},
+        )
+    if form.pairing != SAME_CONTEXT_FIRST:
+        return {"pairing": form.pairing}
+    least = form_whole(form.min_pairs, "min_pairs", "Cross pairs up to")
+    if least is None:
+        least = DEFAULT_MIN_PAIRS
+    if not 0 <= least <= learning.MAX_PAIRS_LIMIT:
+        raise Invalid(
+            f"Cross pairs up to: a whole number from 0 to {learning.MAX_PAIRS_LIMIT:,}.",
+            details={"field": "min_pairs"},
+        )
+    return {"pairing": form.pairing, "min_pairs": least}
+
+
+def _options(form: ModelForm) -> dict[str, str | int | float | bool]:
     max_pairs = form_whole(form.max_pairs, "Pairs at most") or DEFAULT_MAX_PAIRS
     if not learning.MIN_PAIRS <= max_pairs <= learning.MAX_PAIRS_LIMIT:
         raise Invalid(
@@ -74,7 +99,11 @@ def _options(form: ModelForm) -> dict[str, int | float | bool]:
     epochs = form_whole(form.epochs, "Epochs") or 1
     if epochs < 1:
         raise Invalid("Epochs: at least 1.", details={"field": "epochs"})
-    options: dict[str, int | float | bool] = {"max_pairs": max_pairs, "epochs": epochs}
+    options: dict[str, str | int | float | bool] = {
+        "max_pairs": max_pairs,
+        "epochs": epochs,
+        **_pairing(form),
+    }
     # The pair rules (learning/pair_rules.py) go into the config only when set, as the API's would.
     if form.adjudicated_only:
         options[ADJUDICATED_ONLY] = True

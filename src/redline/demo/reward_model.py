@@ -26,6 +26,7 @@ from redline.jobs.worker import JobWorker
 from redline.learning import autoscore, figures, scoring, training
 from redline.learning import service as learning
 from redline.learning.models import RewardModel
+from redline.learning.pairing import SAME_CONTEXT_FIRST
 from redline.traces import service as traces
 
 MODEL = "Support quality (demo)"
@@ -77,9 +78,11 @@ def _create(
             person = rng.choice(crew.everyone)
             if rng.random() < RATED_SHARE:
                 rated += _rate(session, person, run, rng)
-        model = learning.create(
-            session, operator, name=MODEL, trace_ids=[run.id for run in runs], config={"max_pairs": MAX_PAIRS}
-        )
+        # Redline's own tools ask for same-context pairs first (learning/pairing.py); the demo's few ratings
+        # share few contexts, so cross pairs fill up to the cap.
+        config = {"max_pairs": MAX_PAIRS, "pairing": SAME_CONTEXT_FIRST, "min_pairs": MAX_PAIRS}
+        traces = [run.id for run in runs]
+        model = learning.create(session, operator, name=MODEL, trace_ids=traces, config=config)
         return model.id, rated
 
 

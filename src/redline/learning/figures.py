@@ -1,8 +1,9 @@
 """A reward model's training config and metrics as labelled figures, named as people say them ("Pairs
 used", "Validation accuracy 78% (95% range 61–89%)") rather than as the JSON keys they are stored under.
 
-The metrics are what `rewardmodel.train` records (its docstring lists the keys) and what the training
-job adds (`feedback`); any key this module does not know is still shown, under its own name, so a newer
+The metrics are what building the pairs records (`service.create`: the pairs by kind, what a rule
+removed), what `rewardmodel.train` records (its docstring lists the keys) and what the training job adds
+(`feedback`); any key this module does not know is still shown, under its own name, so a newer
 kind's details are never hidden. Pure formatting, free of any web or terminal code, so every place that
 shows a model (the console's page, a CLI) can say it the same way.
 """
@@ -15,6 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from redline.learning.pair_rules import ADJUDICATED_ONLY, MIN_AGREEMENT, PAIRS_REMOVED
+from redline.learning.pairing import (
+    CROSS,
+    DEFAULT_MIN_PAIRS,
+    EVERY_PAIR,
+    KINDS,
+    PAIRS_BY_KIND,
+    PREFERENCE,
+    SAME_CONTEXT,
+    SAME_CONTEXT_FIRST,
+    pairing_rule,
+)
 from redline.learning.pairs import DEFAULT_MAX_PAIRS
 from redline.learning.rewardmodel import DEFAULT_KIND
 from redline.sentences import counted
@@ -76,12 +88,38 @@ def _rest(values: Mapping[str, Any], known: set[str]) -> list[Figure]:
     return [Figure(_named(key), _plain(value)) for key, value in values.items() if key not in known]
 
 
+# ------------------------------------------------------------------------------------------------- pairing
+
+# The pairing rules (`pairing.py`) and pair kinds as people say them.
+PAIRING_WORDS = {
+    SAME_CONTEXT_FIRST: "same-context pairs first",
+    EVERY_PAIR: "every pair, the rm API's default",
+}
+KIND_WORDS: dict[str, str] = {SAME_CONTEXT: "same-context", CROSS: "cross", PREFERENCE: "preference"}
+
+
+def pairing_text(rule: Any) -> str:
+    return PAIRING_WORDS.get(rule, _plain(rule))
+
+
+def kind_text(kind: str | None) -> str:
+    """A pair's kind; a pair of a model built before pairs said their kind has none."""
+    return "not recorded" if kind is None else KIND_WORDS.get(kind, kind)
+
+
+def kinds_text(counts: Mapping[str, Any]) -> str:
+    """ "1,286 same-context, 0 cross, 0 preference": every kind, in `pairing.KINDS`' order."""
+    return ", ".join(f"{_count(counts, kind):,} {KIND_WORDS[kind]}" for kind in KINDS)
+
+
 # ------------------------------------------------------------------------------------------------- config
 
 _CONFIG: dict[str, tuple[str, Callable[[Any], str]]] = {
     "chosen_by": ("Traces chosen by", _plain),
     "model_kind": ("Model kind", _plain),
     "max_pairs": ("Pairs at most", _plain),
+    "pairing": ("Pairing", pairing_text),
+    "min_pairs": ("Cross pairs up to", _plain),
     "epochs": ("Epochs", _plain),
     "base_model": ("Base model", _plain),
     ADJUDICATED_ONLY: (
@@ -100,8 +138,12 @@ def config_figures(config: Mapping[str, Any]) -> list[Figure]:
     shown = {
         "model_kind": f"{DEFAULT_KIND} (the default)",
         "max_pairs": f"{DEFAULT_MAX_PAIRS:,} (the default)",
+        "pairing": pairing_text(EVERY_PAIR),
+        "epochs": "1 (the default)",
     }
-    shown["epochs"] = "1 (the default)"
+    # Cross pairs fill up to `min_pairs` under same-context pairs first only: no default to say otherwise.
+    if pairing_rule(config) == SAME_CONTEXT_FIRST:
+        shown["min_pairs"] = f"{DEFAULT_MIN_PAIRS:,} (the default)"
     figures = []
     for key, (label, say) in _CONFIG.items():
         if key in config:
@@ -161,6 +203,7 @@ _METRICS = {
     "actions_featurised",
     "tools",
     "feedback",
+    PAIRS_BY_KIND,
     PAIRS_REMOVED,
 }
 
@@ -200,6 +243,15 @@ def metric_figures(metrics: Mapping[str, Any]) -> list[Figure]:
                 "Trained on, held out",
                 f"{_count(pairs, 'train'):,} pairs trained on, {_count(pairs, 'validation'):,} held out",
                 _plain(metrics["split"]) if "split" in metrics else None,
+            )
+        )
+    if isinstance(metrics.get(PAIRS_BY_KIND), Mapping):
+        figures.append(
+            Figure(
+                "Pairs by kind",
+                kinds_text(metrics[PAIRS_BY_KIND]),
+                "same-context: both sides answer the same context; cross: they don't; preference: a "
+                "person's choice in an experiment comparison",
             )
         )
     validation = _validation(metrics)

@@ -74,6 +74,7 @@ def _list_page(
         statuses=STATUSES,
         has_filters=HAS_FILTERS,
         queues=[(str(view.queue.id), view.queue.name) for view in queue_views],
+        pairings=[(rule, words[:1].upper() + words[1:]) for rule, words in figures.PAIRING_WORDS.items()],
         error=error,
         status_code=status_code,
     )
@@ -122,7 +123,7 @@ def reward_model_page(
         model=model,
         trace_count=trace_count,
         progress=progress,
-        pairs=pairs,
+        pairs=[(pair, figures.kind_text(pair.kind)) for pair in pairs],
         total=total,
         offset=offset,
         config=figures.config_figures(model.training_config),
