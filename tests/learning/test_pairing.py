@@ -18,13 +18,14 @@ from redline.identity import service as identity
 from redline.ingest import runs as ingest
 from redline.learning import exports
 from redline.learning import service as learning
+from redline.learning.models import RewardModel, RewardModelArtifact
 from redline.learning.pair_rules import PairRules, Removed
 from redline.learning.pairing import Pairing
 from redline.learning.pairs import Pair, rating_pairs
 from redline.traces import service as traces
 from redline.traces.render import STEP_SEPARATOR
 from redline.traces.schemas import RunIn, StepIn
-from tests.conftest import Harness, bootstrap_admin
+from tests.conftest import Harness, bootstrap_admin, run_waiting_jobs
 from tests.experiments.helpers import EXPERIMENTS, dataset, experiment, ok, record
 
 SAME_FIRST = Pairing("same_context_first", 0)
@@ -368,3 +369,28 @@ def test_the_api_says_the_rule_it_used_and_refuses_a_bad_one(harness: Harness) -
     assert [(line["kind"], line["context_id"]) for line in lines] == [
         (p["kind"], p["context_id"]) for p in listed
     ]
+
+
+def test_the_same_labels_on_re_imported_traces_train_the_same_model(db: Database) -> None:
+    """The pairs are the same, and so is the validation fifth: the split holds traces out by their
+    content, not by the ids an import generated."""
+    conversations = [_asked(f"Question {n % 4}", f"Answer {n}") for n in range(16)]
+    models = []
+    for _ in range(2):
+        ids, actor = _runs(db, conversations)
+        for number, trace_id in enumerate(ids):
+            _rate(db, actor, trace_id, 1 if number % 3 else -1)
+        with db.write() as session:
+            config = {"pairing": "same_context_first", "min_pairs": 0}
+            models.append(learning.create(session, actor, name="m", trace_ids=ids, config=config).id)
+    assert run_waiting_jobs(db) == 2
+    with db.read() as session:
+        first, second = (session.get_one(RewardModel, model_id) for model_id in models)
+        assert (first.status, second.status) == ("ready", "ready")
+        assert first.metrics is not None
+        assert second.metrics is not None
+        # Every figure but how long it took.
+        assert {**first.metrics, "training_seconds": 0} == {**second.metrics, "training_seconds": 0}
+        assert first.metrics["validation"]["pairs"] > 0
+        blobs = [session.get_one(RewardModelArtifact, model_id).blob for model_id in models]
+    assert blobs[0] == blobs[1]

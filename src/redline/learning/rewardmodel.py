@@ -36,7 +36,7 @@ class TrainingPair:
     rejected: str
     granularity: str  # "trace" | "step": never paired across
     source: str  # "rating", "correction", "feedback" …
-    traces: tuple[str, ...]  # the trace ids the two sides come from, for the train/validation split
+    traces: tuple[str, ...]  # the traces the two sides come from (by content, else id), for the split
 
 
 @dataclass(frozen=True)
@@ -158,8 +158,9 @@ def split(pairs: Sequence[TrainingPair]) -> tuple[list[TrainingPair], list[Train
     """Training and validation pairs, split by trace: no held-out trace is trained on; the same pairs
     always split the same way.
 
-    Traces are taken in the order of the SHA-256 of their ids, and each is held out with every pair it
-    is in, until about `VALIDATION_SHARE` of the pairs are held out. (A validation pair's other side may
+    Traces are taken in the order of the SHA-256 of what `TrainingPair.traces` names them by (training
+    names a trace by its content, so re-imported traces split alike), and each is held out with every
+    pair it is in, until about `VALIDATION_SHARE` of the pairs are held out. (A validation pair's other side may
     be a trace that trains: ratings pair every chosen target with every rejected one, so holding out
     whole connected groups would usually hold out everything.) A pair that names no trace stands for
     itself, by the hash of its texts. A trace whose pairs are all the pairs is never held out; if every

@@ -12,6 +12,7 @@ its own short transaction: training and the LLM's answers hold none open.
 from __future__ import annotations
 
 import functools
+import hashlib
 import uuid
 from typing import Any
 
@@ -27,6 +28,8 @@ from redline.learning.chat import ChatModel
 from redline.learning.models import PreferencePair, RewardModel, RewardModelArtifact
 from redline.learning.pair_rules import PAIRS_REMOVED
 from redline.learning.pairing import PAIRS_BY_KIND
+from redline.learning.pairs import steps_by_trace
+from redline.traces.render import render_trace
 
 TRAIN_JOB = "train-reward-model"
 # The metrics a model has from when its pairs were built, kept when training adds its own.
@@ -41,10 +44,27 @@ def queue_training(session: Session, model: RewardModel) -> None:
     model.status, model.status_detail = "queued", QUEUED_DETAIL
 
 
-def _pair_traces(source_ids: dict[str, Any]) -> tuple[str, ...]:
-    """The traces a pair's two sides come from, for the split by trace."""
+def _pair_traces(source_ids: dict[str, Any], contents: dict[str, str]) -> tuple[str, ...]:
+    """What the split by trace (`rewardmodel.split`) holds out together for a pair: the traces its two
+    sides come from, each by its content (`trace_contents`) where it has steps, else by its id."""
     sides = (source_ids.get("chosen") or {}, source_ids.get("rejected") or {})
-    return tuple(dict.fromkeys(str(side["trace_id"]) for side in sides if side.get("trace_id")))
+    traces = (str(side["trace_id"]) for side in sides if side.get("trace_id"))
+    return tuple(dict.fromkeys(contents.get(trace, trace) for trace in traces))
+
+
+def trace_contents(session: Session, trace_ids: set[str]) -> dict[str, str]:
+    """Each trace's identity by content: the SHA-256 of its rendered text.
+
+    The split holds traces out by this rather than by the ids an import generated, so the same labels
+    on re-imported traces give the same validation fifth and the same model (issue 26). Two traces of
+    the same text are one, held out or trained together.
+    """
+    steps = steps_by_trace(session, {uuid.UUID(trace) for trace in trace_ids})
+    return {
+        str(trace): "content:" + hashlib.sha256(render_trace(rows).encode()).hexdigest()
+        for trace, rows in steps.items()
+        if rows
+    }
 
 
 def _training_pairs(session: Session, model_id: uuid.UUID) -> list[rewardmodel.TrainingPair]:
@@ -58,9 +78,18 @@ def _training_pairs(session: Session, model_id: uuid.UUID) -> list[rewardmodel.T
         )
         .where(PreferencePair.reward_model_id == model_id)
         .order_by(PreferencePair.position)
-    )
+    ).all()
+    named = {
+        str(side["trace_id"])
+        for *_, source_ids in rows
+        for side in ((source_ids or {}).get("chosen") or {}, (source_ids or {}).get("rejected") or {})
+        if side.get("trace_id")
+    }
+    contents = trace_contents(session, named)
     return [
-        rewardmodel.TrainingPair(chosen, rejected, granularity, source, _pair_traces(source_ids or {}))
+        rewardmodel.TrainingPair(
+            chosen, rejected, granularity, source, _pair_traces(source_ids or {}, contents)
+        )
         for chosen, rejected, granularity, source, source_ids in rows
     ]
 
