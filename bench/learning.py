@@ -86,17 +86,36 @@ def dialogue(text: str) -> list[RenderedStep]:
     ]
 
 
-def hh_pairs(path: Path) -> list[tuple[TrainingPair, str]]:
-    """Each dialogue pair as a trace pair, with its group (the SHA-256 of its first message)."""
-    pairs = []
+@dataclass(frozen=True)
+class Dialogue:
+    """One line of the data: the chosen and the rejected conversation, as steps, and its group (the
+    SHA-256 of its first message)."""
+
+    chosen: list[RenderedStep]
+    rejected: list[RenderedStep]
+    group: str
+
+
+def hh_dialogues(path: Path) -> list[Dialogue]:
+    """The data's dialogues as steps: what `learning_server.py` imports as traces."""
+    found = []
     with gzip.open(path, "rt") as lines:
         for line in lines:
             row = json.loads(line)
             chosen, rejected = dialogue(row["chosen"]), dialogue(row["rejected"])
-            group = hashlib.sha256(chosen[0].content.encode()).hexdigest()
-            pair = TrainingPair(render_trace(chosen), render_trace(rejected), "trace", "hh-rlhf", (group,))
-            pairs.append((pair, group))
-    return pairs
+            found.append(Dialogue(chosen, rejected, hashlib.sha256(chosen[0].content.encode()).hexdigest()))
+    return found
+
+
+def hh_pairs(dialogues: Iterable[Dialogue]) -> list[tuple[TrainingPair, str]]:
+    """Each dialogue as a trace pair, with its group."""
+    return [
+        (
+            TrainingPair(render_trace(d.chosen), render_trace(d.rejected), "trace", "hh-rlhf", (d.group,)),
+            d.group,
+        )
+        for d in dialogues
+    ]
 
 
 def folds(groups: Sequence[str]) -> list[int]:
@@ -421,19 +440,26 @@ def candidates(
 # --- measuring ---------------------------------------------------------------------------------------
 
 
+def fold_accuracy(
+    fitter: Fitter, pairs: Sequence[TrainingPair], fold_of: Sequence[int], fold: int
+) -> tuple[float, float]:
+    """Trained on the other folds, the accuracy on `fold`, and the seconds training took."""
+    training = [p for p, f in zip(pairs, fold_of, strict=True) if f != fold]
+    started = time.perf_counter()
+    scorer = fitter(training)
+    seconds = time.perf_counter() - started
+    return accuracy(scorer, [p for p, f in zip(pairs, fold_of, strict=True) if f == fold]), seconds
+
+
 def measure(name: str, fitter: Fitter, data: list[tuple[TrainingPair, str]]) -> Result:
     result = Result(name)
     pairs = [pair for pair, _ in data]
     fold_of = folds([group for _, group in data])
     for fold in range(FOLDS):
-        training = [p for p, f in zip(pairs, fold_of, strict=True) if f != fold]
-        started = time.perf_counter()
-        scorer = fitter(training)
-        result.fold_seconds.append(time.perf_counter() - started)
-        result.accuracies.append(
-            accuracy(scorer, [p for p, f in zip(pairs, fold_of, strict=True) if f == fold])
-        )
-        print(f"  {name} fold {fold + 1}: {result.accuracies[-1]:.4f}", file=sys.stderr, flush=True)
+        right, seconds = fold_accuracy(fitter, pairs, fold_of, fold)
+        result.accuracies.append(right)
+        result.fold_seconds.append(seconds)
+        print(f"  {name} fold {fold + 1}: {right:.4f}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     fitter(crossed_pairs(pairs, TIMING_PAIRS))
     result.train_4000_s = time.perf_counter() - started
@@ -507,7 +533,12 @@ def print_table(results: Sequence[Result]) -> None:
             f"{r.lowest_is_faulty:.2f}" if r.lowest_is_faulty is not None else "-",
             r.note,
         ))  # fmt: skip
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    print_rows(rows)
+
+
+def print_rows(rows: Sequence[Sequence[str]]) -> None:
+    """A table in columns as wide as their widest cell, the first row its header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
@@ -537,7 +568,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.distill:
         distill(args.data_dir)
-    data = hh_pairs(args.data)
+    data = hh_pairs(hh_dialogues(args.data))
     cs = [float(c) for c in args.c.split(",")]
     results = []
     mus = [float(mu) for mu in args.term_penalty.split(",")]

@@ -59,6 +59,7 @@ from _server import (
     Store,
     cpu_spent,
     fresh_store,
+    new_project,
     project_id,
     serve,
     store_kinds,
@@ -292,14 +293,6 @@ def _expected_match(run: dict[str, Any]) -> bool:
     )
 
 
-def _project(client: httpx.Client, name: str) -> str:
-    made = client.post("/v1/projects", json={"name": name})
-    if made.status_code != 201:
-        raise RuntimeError(f"POST /v1/projects answered {made.status_code}: {made.text[:300]}")
-    ident: str = made.json()["id"]
-    return ident
-
-
 def _queue(client: httpx.Client, name: str, project: str) -> str:
     """An annotation queue made through the API, as a person makes one; its id."""
     made = client.post(
@@ -324,7 +317,7 @@ def bench_automation(
 ) -> tuple[list[Figure], Automated, bool]:
     rng = random.Random(4)
     with server.client() as client:
-        plain, automated = _project(client, "plain"), _project(client, "automated")
+        plain, automated = new_project(client, "plain"), new_project(client, "automated")
         # One run each first, untimed: the agent exists (the automation names it) and both projects are warm.
         warm = [make_run(0, rng, with_spans=False, metadata=_metadata(rng)) for _ in range(2)]
         post_batches(client, plain, [{**warm[0], "externalId": "warm"}], 1)
@@ -528,7 +521,7 @@ def bench_navigation(
         if automated is not None and len(automated.plain_trace_ids) >= args.items:
             project, trace_ids = automated.plain_project, automated.plain_trace_ids[: args.items]
         else:
-            project = _project(client, "navigation")
+            project = new_project(client, "navigation")
             print(f"{store.kind}: {args.items:,} runs for the queue ...", file=log)
             runs = [make_run(n, rng, with_spans=False, metadata={}) for n in range(args.items)]
             trace_ids = post_batches(client, project, runs, args.batch_size)
