@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from redline.annotations import service as annotation_service
 from redline.annotations.schemas import AnnotationIn
+from redline.datasets import service as datasets
 from redline.db import Database
 from redline.identity import service as identity
 from redline.ingest import runs as ingest
@@ -292,11 +293,20 @@ def test_a_comparisons_choices_are_preference_pairs_with_their_evidence(harness:
 
 
 def test_ratings_on_one_datapoints_outputs_pair_by_the_datapoint(harness: Harness) -> None:
+    """Two experiments' outputs for a datapoint share it as their context, and so does the trace a
+    datapoint was made from: a production answer and an experiment's answer to the same case."""
     dataset_id, points = dataset(harness, 2)
+    production = _stored_run(harness, "Capital number 2?", "It is Bern.")
+    with harness.db.write() as session:
+        made_from = datasets.add_trace(
+            session, identity.operator(session), uuid.UUID(dataset_id), uuid.UUID(production)
+        )
+    points.append(str(made_from.id))
     first, second = experiment(harness, dataset_id, "v1")["_id"], experiment(harness, dataset_id, "v2")["_id"]
-    runs_a = _answered(harness, first, points, ["Paris", "Rome"])
-    runs_b = _answered(harness, second, points, ["Lyon", "Milan"])
-    for run, rating in zip(runs_a + runs_b, (1, 1, -1, -1), strict=True):
+    runs_a = _answered(harness, first, points[:2], ["Paris", "Rome"])
+    runs_b = _answered(harness, second, points, ["Lyon", "Milan", "Zurich"])
+    rated = [*runs_a, production, *runs_b]
+    for run, rating in zip(rated, (1, 1, 1, -1, -1, -1), strict=True):
         ok(
             harness.client.post(
                 f"{RM}/traces/{run}/annotations", json={"rating": rating}, headers=harness.admin
@@ -304,38 +314,27 @@ def test_ratings_on_one_datapoints_outputs_pair_by_the_datapoint(harness: Harnes
         )
     body = {
         "name": "m",
-        "trace_ids": runs_a + runs_b,
+        "trace_ids": rated,
         "training_config": {"pairing": "same_context_first", "min_pairs": 0},
     }
     made = ok(harness.client.post(f"{RM}/reward-models", json=body, headers=harness.admin))
     pairs = ok(harness.client.get(f"{RM}/reward-models/{made['id']}/pairs", headers=harness.admin))["pairs"]
     assert sorted(pair["context_id"] for pair in pairs) == sorted(f"datapoint:{point}" for point in points)
     assert {pair["kind"] for pair in pairs} == {"same_context"}
+    [bern] = [pair for pair in pairs if pair["context_id"] == f"datapoint:{made_from.id}"]
+    assert (bern["chosen"].endswith("It is Bern."), bern["rejected"].endswith("Zurich")) == (True, True)
+
+
+def _stored_run(harness: Harness, question: str, answer: str) -> str:
+    steps = [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
+    body = {"projectId": harness.project_id, "status": "completed", "steps": steps}
+    stored: str = ok(harness.client.post("/v1/runs", json=body, headers=harness.admin), 201)["id"]
+    return stored
 
 
 def test_the_api_says_the_rule_it_used_and_refuses_a_bad_one(harness: Harness) -> None:
-    runs = []
-    for question, answer in (
-        ("Refund?", "Refunded after checking."),
-        ("Refund?", "Refunded."),
-        ("Hi", "Bye"),
-    ):
-        stored = ok(
-            harness.client.post(
-                "/v1/runs",
-                json={
-                    "projectId": harness.project_id,
-                    "status": "completed",
-                    "steps": [
-                        {"role": "user", "content": question},
-                        {"role": "assistant", "content": answer},
-                    ],
-                },
-                headers=harness.admin,
-            ),
-            201,
-        )
-        runs.append(stored["id"])
+    asked = (("Refund?", "Refunded after checking."), ("Refund?", "Refunded."), ("Hi", "Bye"))
+    runs = [_stored_run(harness, question, answer) for question, answer in asked]
     for run, rating in zip(runs, (1, -1, -1), strict=True):
         ok(
             harness.client.post(
