@@ -405,7 +405,7 @@ def timed_functions(module: Any, names: list[str]) -> Iterator[dict[str, float]]
 
 
 def bench_pairs(db: Database, corpus: Corpus, max_pairs: int, top: int, reward_model: bool) -> None:
-    names = ["rated_targets", "_steps_by_trace", "_annotation_ids", "_render"]
+    names = ["rated_targets", "identities", "steps_by_trace", "_evidence", "_render"]
     with db.read() as session, timed_functions(pairs_module, names) as spent, SqlMeter(db) as meter:
         started = time.perf_counter()
         made = pairs_module.rating_pairs(session, corpus.trace_ids, max_pairs)
@@ -433,7 +433,7 @@ def bench_pairs(db: Database, corpus: Corpus, max_pairs: int, top: int, reward_m
             "training_config": {"max_pairs": max_pairs},
         }
     )
-    names = ["_readable_traces", "rating_pairs", "bulk_insert", "trace_count"]
+    names = ["readable_traces", "rating_pairs", "correction_pairs", "bulk_insert", "trace_count"]
     started = time.perf_counter()
     with SqlMeter(db) as meter, timed_functions(learning_service, names) as spent:
         asyncio.run(_reward_model(db, body))

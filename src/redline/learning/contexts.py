@@ -25,19 +25,25 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import groupby
+from operator import attrgetter
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import String, Table, select
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session
 
 from redline.datasets.models import Datapoint
 from redline.db import in_chunks
 from redline.experiments.models import ExperimentResult
-from redline.traces.models import Trace
+from redline.traces.models import Step, Trace
 from redline.traces.render import STEP_SEPARATOR, render_step
 
+# A target: its trace, and its step (None for the whole trace).
+_Key = tuple[uuid.UUID, uuid.UUID | None]
+_STEPS = cast(Table, Step.__table__)
 # Hex digits kept of a context's digest: 128 bits, more than enough to tell contexts apart.
 _DIGEST_HEX = 32
 _SEPARATOR = STEP_SEPARATOR.encode()
@@ -78,35 +84,40 @@ class _Trace:
 
 
 def trace_identities(
-    trace_id: uuid.UUID, steps: Sequence[Any], anchor: _Trace
-) -> dict[tuple[uuid.UUID, uuid.UUID | None], Identity]:
-    """The identity of the whole trace (step None) and of each of its steps but system steps.
+    trace_id: uuid.UUID, steps: Sequence[Any], anchor: _Trace, wanted: Mapping[str, _Key], whole: bool
+) -> dict[_Key, Identity]:
+    """The identities of the trace's wanted targets: its steps whose ids (as text) `wanted` maps to
+    their keys, and the whole trace when `whole`.
 
-    `steps` are the trace's steps in order, each with `id` and what rendering reads.
+    `steps` are the trace's steps in order, each with `id` (as text) and what rendering reads. A digest
+    is read off the running hash only where a wanted target needs it (each read finalises a copy).
     """
     running = hashlib.sha256()
-    found: dict[tuple[uuid.UUID, uuid.UUID | None], Identity] = {}
+    found: dict[_Key, Identity] = {}
     started = False
-    through_user: str | None = None
+    through_user: Any = None
     answered = False
     for step in steps:
         if step.role == "system":
             continue
-        before = _prefix_id(running.hexdigest()) if started else None
+        key = wanted.get(step.id)
+        before = _prefix_id(running.hexdigest()) if started and key is not None else None
         if started:
             running.update(_SEPARATOR)
         running.update(render_step(step).encode())
         started = True
-        digest = running.hexdigest()
-        found[(trace_id, step.id)] = Identity(digest, before)
+        if key is not None:
+            found[key] = Identity(running.hexdigest(), before)
         if step.role == "user":
-            through_user, answered = digest, False
+            through_user, answered = running.copy(), False
         else:
             answered = True
+    if not whole:
+        return found
     if anchor.datapoint_id is not None:
         context: str | None = datapoint_context(anchor.datapoint_id)
     elif through_user is not None and answered:
-        context = _conversation_id(anchor.session_id, through_user)
+        context = _conversation_id(anchor.session_id, through_user.hexdigest())
     else:
         context = None
     found[(trace_id, None)] = Identity(running.hexdigest(), context)
@@ -136,11 +147,46 @@ def anchors(session: Session, trace_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID,
     return {trace_id: _Trace(sessions.get(trace_id), datapoints.get(trace_id)) for trace_id in asked}
 
 
-def identities(
-    session: Session, steps_by_trace: Mapping[uuid.UUID, Sequence[Any]]
-) -> dict[tuple[uuid.UUID, uuid.UUID | None], Identity]:
-    """Every target's identity that the given traces' steps can make, keyed by (trace, step or None)."""
-    found: dict[tuple[uuid.UUID, uuid.UUID | None], Identity] = {}
-    for trace_id, anchor in anchors(session, steps_by_trace).items():
-        found.update(trace_identities(trace_id, steps_by_trace[trace_id], anchor))
+def identities(session: Session, wanted: Collection[_Key]) -> dict[_Key, Identity]:
+    """The identities of the `wanted` targets (trace, step or None).
+
+    Their traces' steps are read a chunk of traces at a time and let go of, as plain rows with the ids
+    as the store's text: 10,000 traces of 20 steps are 200,000 rows, and making two `uuid.UUID` of each
+    took longer than rendering and hashing them (bench/README.md, issue 26).
+    """
+    as_text = _id_text(session)
+    by_trace: dict[uuid.UUID, dict[str, _Key]] = {}
+    whole: set[uuid.UUID] = set()
+    for trace_id, step_id in wanted:
+        steps = by_trace.setdefault(trace_id, {})
+        if step_id is None:
+            whole.add(trace_id)
+        else:
+            steps[as_text(step_id)] = (trace_id, step_id)
+    query = select(
+        sql_cast(_STEPS.c.trace_id, String).label("trace"),
+        sql_cast(_STEPS.c.id, String).label("id"),
+        _STEPS.c.role,
+        _STEPS.c.content,
+        _STEPS.c.tool_name,
+        _STEPS.c.tool_input,
+    ).order_by(_STEPS.c.trace_id, _STEPS.c.index)
+    found: dict[_Key, Identity] = {}
+    for chunk in in_chunks(sorted(by_trace)):
+        anchored = anchors(session, chunk)
+        named = {as_text(trace_id): trace_id for trace_id in chunk}
+        rows = session.execute(query.where(_STEPS.c.trace_id.in_(chunk))).all()
+        for text, rows_of_trace in groupby(rows, key=attrgetter("trace")):
+            trace_id = named[text]
+            found.update(
+                trace_identities(
+                    trace_id, list(rows_of_trace), anchored[trace_id], by_trace[trace_id], trace_id in whole
+                )
+            )
     return found
+
+
+def _id_text(session: Session) -> Callable[[uuid.UUID], str]:
+    """An id as the store gives it back cast to text: PostgreSQL's uuid in its canonical form, SQLite's
+    as the 32 hex digits it is stored as."""
+    return str if session.get_bind().dialect.name == "postgresql" else attrgetter("hex")

@@ -300,8 +300,7 @@ def rating_pairs(
     # Chosen and rejected targets per granularity, in one pass.
     product: list[tuple[list[Target], list[Target]]] = [([], []), ([], [])]
     targets = rated_targets(session, trace_ids)
-    steps = steps_by_trace(session, {target.trace_id for target in targets})
-    known = identities(session, steps)
+    known = identities(session, {(target.trace_id, target.step_id) for target in targets})
     # Content order: the text's digest, then (only between equal texts) the context and the store's ids.
     targets.sort(
         key=lambda target: (*_content(known[(target.trace_id, target.step_id)]), *_stored_order(target))
@@ -320,6 +319,7 @@ def rating_pairs(
     else:
         picks = [(a, b, _kind(a, b, known)) for a, b in drawn(product, max_pairs)]
     used = {target for better, worse, _ in picks for target in (better, worse)}
+    steps = steps_by_trace(session, {target.trace_id for target in used})
     evidence = _evidence(session, used)
     texts = {target: _render(target, steps[target.trace_id]) for target in used}
     return [

@@ -160,8 +160,8 @@ def split(pairs: Sequence[TrainingPair]) -> tuple[list[TrainingPair], list[Train
 
     Traces are taken in the order of the SHA-256 of what `TrainingPair.traces` names them by (training
     names a trace by its content, so re-imported traces split alike), and each is held out with every
-    pair it is in, until about `VALIDATION_SHARE` of the pairs are held out. (A validation pair's other side may
-    be a trace that trains: ratings pair every chosen target with every rejected one, so holding out
+    pair it is in, until about `VALIDATION_SHARE` of the pairs are held out. (A validation pair's other
+    side may be a trace that trains: ratings pair every chosen target with every rejected one, so holding out
     whole connected groups would usually hold out everything.) A pair that names no trace stands for
     itself, by the hash of its texts. A trace whose pairs are all the pairs is never held out; if every
     trace is such, all pairs train, none validate, and the note says so.
