@@ -40,10 +40,16 @@ def ok(database_url: str, *args: str) -> str:
 def _rated(harness: Harness, count: int = 6) -> tuple[list[str], list[str]]:
     good: list[str] = []
     bad: list[str] = []
-    for _ in range(count):
-        good.append(_run(harness, copy.deepcopy(REFUND_STEPS)))
+    # Each answer names its own reference: traces of the same text are one trace to the train/validation
+    # split (training names a trace by its content), and six copies of two texts would leave nothing to
+    # hold out. The question is the same, so every pair is a same-context pair.
+    for number in range(count):
+        steps, wrong = copy.deepcopy(REFUND_STEPS), copy.deepcopy(REFUND_FIRST)
+        steps[-1]["content"] += f" Reference {number}."
+        wrong[-1]["content"] += f" Reference {number}."
+        good.append(_run(harness, steps))
         _annotate(harness, good[-1], rating=1)
-        bad.append(_run(harness, REFUND_FIRST))
+        bad.append(_run(harness, wrong))
         _annotate(harness, bad[-1], rating=-1)
     return good, bad
 
@@ -123,7 +129,8 @@ def test_create_list_show_a_model_as_it_trains(harness: Harness, database_url: s
         f"    Features: {metrics['features']}",
         f"    Weights in use: {metrics['non_zero_weights']} of 262,144",
         f"    Iterations: {metrics['iterations']}",
-        "    Actions read: 4",
+        # The two tool calls, and the answers of the traces trained on (each names its reference).
+        f"    Actions read: {metrics['actions_featurised']}",
         "    Tools seen: 2",
         "    Feedback read by an LLM: skipped (Feedback-derived alternatives skipped:"
         " REDLINE_LLM_BASE_URL and REDLINE_LLM_MODEL are not set.)",
