@@ -67,8 +67,8 @@ def _created(database_url: str, name: str, trace_ids: list[str]) -> str:
 
 
 def _validation_range(validation: dict[str, Any]) -> str:
-    """ "100% (95% range 74–100%) on 11 pairs": how many validate follows the trace ids, which are new
-    each run, so the expected text is made from the stored figures."""
+    """ "100% (95% range 74–100%) on 11 pairs", made from the stored figures: the test reads the figures
+    the way `reward-models show` words them, whatever the split held out."""
     assert validation["pairs"] > 1
     share, pairs = validation["accuracy"], validation["pairs"]
     low, high = wilson(share, pairs)
