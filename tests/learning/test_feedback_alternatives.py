@@ -31,6 +31,7 @@ from redline.jobs.models import DONE, FAILED, QUEUED, Job
 from redline.jobs.worker import JobWorker
 from redline.learning.assessments import NOT_CONFIGURED
 from redline.learning.chat import ChatRefused, ChatUnavailable
+from redline.learning.contexts import prefix_context
 from redline.learning.models import FeedbackAssessment
 from tests.conftest import Harness, bootstrap_admin, run_waiting_jobs
 from tests.liveserver import LiveServer, live_server
@@ -310,6 +311,11 @@ def test_a_step_comment_makes_a_pair_and_flagged_comments_are_never_offered(
         (comments[1], "step_comment"),
     ]
     assert pairs[0]["chosen"] == _joined(QUESTION, LOOKUP, RESULT, f"assistant: {BETTER}")
+    # The original and the alternative answer the same context: the text before the step.
+    assert (pairs[0]["kind"], pairs[0]["context_id"]) == (
+        "same_context",
+        prefix_context(_joined(QUESTION, LOOKUP, RESULT)),
+    )
     answer_request = scripted_llm.requests[1]
     assert _feedback_section(answer_request.prompt).strip() == (
         f"[step_comment · id {comments[0]} · step 4]\nShould have offered the refund that was asked for"

@@ -48,7 +48,7 @@ from redline.db import Database, bulk_insert, new_id, utcnow
 from redline.jobs.worker import JobFailed
 from redline.learning import prompts
 from redline.learning.chat import ChatModel, ChatRefused
-from redline.learning.contexts import prefix_context
+from redline.learning.contexts import identities
 from redline.learning.models import FeedbackAssessment, PreferencePair, RewardModel, RewardModelTrace
 from redline.learning.pairing import SAME_CONTEXT
 from redline.learning.pairs import steps_by_trace
@@ -503,18 +503,6 @@ def _keep(db: Database, model_id: uuid.UUID, rows: list[dict[str, Any]], positio
     return position
 
 
-def _contexts(session: Session, assessed: list[FeedbackAssessment]) -> dict[uuid.UUID, str | None]:
-    """The context id of each assessed step (`contexts.prefix_context` of the text before it)."""
-    steps = steps_by_trace(session, {assessment.trace_id for assessment in assessed})
-    wanted = {assessment.step_id for assessment in assessed}
-    return {
-        step.id: prefix_context(render_trace(rows[:index]))
-        for rows in steps.values()
-        for index, step in enumerate(rows)
-        if step.id in wanted
-    }
-
-
 def place_pairs(session: Session, model_id: uuid.UUID) -> int:
     """The feedback pairs after the model's other pairs, in assessment order, up to `max_pairs` in all;
     any an earlier attempt placed are replaced. Answers how many were placed; `num_pairs` is updated."""
@@ -532,7 +520,9 @@ def place_pairs(session: Session, model_id: uuid.UUID) -> int:
             .order_by(FeedbackAssessment.position)
         )
     )
-    contexts = _contexts(session, waiting)
+    # The context id of each assessed step: the text before it (`contexts.py`), as a rating pair's.
+    found = identities(session, {(assessment.trace_id, assessment.step_id) for assessment in waiting})
+    contexts = {step_id: identity.context for (_, step_id), identity in found.items()}
     pairs: list[dict[str, Any]] = []
     for assessment in waiting:
         if base + len(pairs) >= model.max_pairs:

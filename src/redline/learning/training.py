@@ -12,8 +12,8 @@ its own short transaction: training and the LLM's answers hold none open.
 from __future__ import annotations
 
 import functools
-import hashlib
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import select
@@ -25,11 +25,10 @@ from redline.jobs.service import Claimed
 from redline.jobs.worker import JobFailed, JobKind, Reporter
 from redline.learning import assessments, rewardmodel
 from redline.learning.chat import ChatModel
+from redline.learning.contexts import identities
 from redline.learning.models import PreferencePair, RewardModel, RewardModelArtifact
 from redline.learning.pair_rules import PAIRS_REMOVED
 from redline.learning.pairing import PAIRS_BY_KIND
-from redline.learning.pairs import steps_by_trace
-from redline.traces.render import render_trace
 
 TRAIN_JOB = "train-reward-model"
 # The metrics a model has from when its pairs were built, kept when training adds its own.
@@ -44,26 +43,23 @@ def queue_training(session: Session, model: RewardModel) -> None:
     model.status, model.status_detail = "queued", QUEUED_DETAIL
 
 
-def _pair_traces(source_ids: dict[str, Any], contents: dict[str, str]) -> tuple[str, ...]:
-    """What the split by trace (`rewardmodel.split`) holds out together for a pair: the traces its two
-    sides come from, each by its content (`trace_contents`) where it has steps, else by its id."""
-    sides = (source_ids.get("chosen") or {}, source_ids.get("rejected") or {})
-    traces = (str(side["trace_id"]) for side in sides if side.get("trace_id"))
-    return tuple(dict.fromkeys(contents.get(trace, trace) for trace in traces))
+def _side_traces(source_ids: dict[str, Any] | None) -> Iterator[str]:
+    """The traces a pair's two sides come from, as its `source_ids` name them."""
+    sides = ((source_ids or {}).get("chosen") or {}, (source_ids or {}).get("rejected") or {})
+    return (str(side["trace_id"]) for side in sides if side.get("trace_id"))
 
 
 def trace_contents(session: Session, trace_ids: set[str]) -> dict[str, str]:
-    """Each trace's identity by content: the SHA-256 of its rendered text.
+    """Each trace's identity by content: the SHA-256 of its rendered text (`contexts.identities`, the
+    digest the pairs are ordered by); a trace with no steps has none.
 
     The split holds traces out by this rather than by the ids an import generated, so the same labels
     on re-imported traces give the same validation fifth and the same model (issue 26). Two traces of
     the same text are one, held out or trained together.
     """
-    steps = steps_by_trace(session, {uuid.UUID(trace) for trace in trace_ids})
+    wanted = {(uuid.UUID(trace), None) for trace in trace_ids}
     return {
-        str(trace): "content:" + hashlib.sha256(render_trace(rows).encode()).hexdigest()
-        for trace, rows in steps.items()
-        if rows
+        str(trace): f"content:{identity.text}" for (trace, _), identity in identities(session, wanted).items()
     }
 
 
@@ -79,16 +75,18 @@ def _training_pairs(session: Session, model_id: uuid.UUID) -> list[rewardmodel.T
         .where(PreferencePair.reward_model_id == model_id)
         .order_by(PreferencePair.position)
     ).all()
-    named = {
-        str(side["trace_id"])
-        for *_, source_ids in rows
-        for side in ((source_ids or {}).get("chosen") or {}, (source_ids or {}).get("rejected") or {})
-        if side.get("trace_id")
-    }
-    contents = trace_contents(session, named)
+    contents = trace_contents(
+        session, {trace for *_, source_ids in rows for trace in _side_traces(source_ids)}
+    )
+    # What the split holds out together for a pair: its sides' traces, each by its content where it has
+    # steps, else by its id.
     return [
         rewardmodel.TrainingPair(
-            chosen, rejected, granularity, source, _pair_traces(source_ids or {}, contents)
+            chosen,
+            rejected,
+            granularity,
+            source,
+            tuple(dict.fromkeys(contents.get(trace, trace) for trace in _side_traces(source_ids))),
         )
         for chosen, rejected, granularity, source, source_ids in rows
     ]
