@@ -2,4 +2,6 @@
 
 from redline.cli.main import main
 
-main()
+# Guarded: a process `multiprocessing` spawns from this one imports this module again, as `__mp_main__`.
+if __name__ == "__main__":
+    main()

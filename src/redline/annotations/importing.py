@@ -18,22 +18,25 @@ CLI, so only a project admin may change it. Names are unique in a workspace, so 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import Connection, Integer, Table, and_, null, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from redline.annotations.lines import ReadLine, SkippedLine
+from redline.annotations.lines import ReadLine, SkippedLine, read_line
 from redline.annotations.models import Annotation
 from redline.annotations.service import StepFacts, anchored_quote, annotation_row, check_rules, said_of
 from redline.db import (
+    DriverRows,
     StoredId,
     StoredIds,
     any_of,
+    driver_rows,
     insert_missing,
+    insert_missing_rows,
     pairs_table,
 )
 from redline.errors import Invalid
@@ -80,9 +83,102 @@ def store_group(
     project = require_project_role(session, actor, project_id, "write")
     connection = session.connection()
     stored = StoredIds.on(connection)
-    runs = _runs_of(connection, stored, project.id, lines)
+    rows = resolve_group(connection, stored, project.id, project.workspace_id, lines)
+    added = insert_missing(session, _ANNOTATIONS, rows.rows, stored_ids=_STORED_ID_COLUMNS)
+    _count_said(session, stored, [(row["trace_id"], _said_of_row(row)) for row in added])
+    return GroupStored(len(added), len(lines) - len(rows.skipped) - len(added), rows.skipped)
+
+
+@dataclass(frozen=True)
+class PreparedGroup:
+    """A group resolved by a process that reads beside the one that writes (`import_pipeline.py`): its
+    rows in the driver's form, what each row adds to its run's counts (the run, ratings, comments), the
+    lines skipped, and the lines as read (number, text, identity) for a writer that finds the store
+    changed since and must resolve them again in its own transaction; `resolved` is False for lines
+    sent as read, unresolved. Plain values: it is pickled."""
+
+    lines: list[tuple[int, bytes, bytes]]
+    rows: DriverRows
+    said: list[tuple[StoredId, int, int]]
+    skipped: list[SkippedLine]
+    resolved: bool = True
+
+    def read_again(self) -> list[ReadLine]:
+        """The lines, parsed again (each was read before, so each reads)."""
+        return [ReadLine(number, read_line(raw), identity, raw) for number, raw, identity in self.lines]
+
+
+def prepare_group(
+    connection: Connection,
+    project_id: uuid.UUID,
+    workspace_id: uuid.UUID,
+    lines: Sequence[ReadLine],
+    seen: RunsSeen,
+) -> PreparedGroup:
+    """The lines resolved on a reading connection and made ready for `store_prepared` (SQLite), the runs
+    in `seen` not looked up again."""
+    stored = StoredIds.on(connection)
+    resolved = resolve_group(connection, stored, project_id, workspace_id, lines, seen)
+    said = []
+    for row in resolved.rows:
+        counted = _said_of_row(row)
+        said.append((row["trace_id"], counted.rated, counted.commented))
+    return PreparedGroup(
+        [(line.number, line.raw, line.identity) for line in lines],
+        driver_rows(_ANNOTATIONS, resolved.rows, connection.dialect, stored_ids=_STORED_ID_COLUMNS),
+        said,
+        resolved.skipped,
+    )
+
+
+def unprepared_group(lines: Sequence[ReadLine]) -> PreparedGroup:
+    """The lines sent as read, for a writer that resolves them itself."""
+    sent = [(line.number, line.raw, line.identity) for line in lines]
+    return PreparedGroup(sent, DriverRows((), []), [], [], resolved=False)
+
+
+def store_prepared(
+    session: Session, actor: Actor, project_id: uuid.UUID, group: PreparedGroup, *, current: bool
+) -> GroupStored:
+    """Store a prepared group (SQLite). `current` says whether the store is as the group was resolved
+    against (no other connection has committed since): if not, the lines are resolved again here, in
+    this transaction, as `store_group` does (and so are lines sent unresolved)."""
+    if not (current and group.resolved):
+        return store_group(session, actor, project_id, group.read_again())
+    require_project_role(session, actor, project_id, "write")
+    added = insert_missing_rows(session, _ANNOTATIONS, group.rows)
+    counted = (group.said[index] for index in added)
+    _count_said(
+        session,
+        StoredIds.on(session.connection()),
+        ((run_id, Said(rated=rated, commented=commented)) for run_id, rated, commented in counted),
+    )
+    return GroupStored(len(added), len(group.lines) - len(group.skipped) - len(added), group.skipped)
+
+
+@dataclass(frozen=True)
+class ResolvedGroup:
+    """A group's lines as the rows to insert (each a distinct annotation), and the lines skipped with
+    their reasons."""
+
+    rows: list[dict[str, Any]]
+    skipped: list[SkippedLine]
+
+
+def resolve_group(
+    connection: Connection,
+    stored: StoredIds,
+    project_id: uuid.UUID,
+    workspace_id: uuid.UUID,
+    lines: Sequence[ReadLine],
+    seen: RunsSeen | None = None,
+) -> ResolvedGroup:
+    """What the lines say as the project's annotation rows: each line's run, step and author looked up
+    (a few queries for the whole group) and the rules of a create kept, a line that breaks one skipped
+    with its sentence. Reads only: the rows are as true as the store read is current."""
+    runs = _runs_of(connection, stored, project_id, lines, seen)
     steps = _steps_of(connection, stored, runs, lines)
-    authors = _principals(connection, stored, project.workspace_id, {line.said.author for line in lines})
+    authors = _principals(connection, stored, workspace_id, {line.said.author for line in lines})
     rows = []
     ids: set[StoredId] = set()
     skipped: list[SkippedLine] = []
@@ -103,7 +199,7 @@ def store_group(
         except Invalid as refused:
             skipped.append(SkippedLine(line.number, refused.message))
             continue
-        annotation_id = stored.of(line.annotation_id(stored.hex(run.id)))
+        annotation_id = stored.of_hex(line.annotation_id(stored.hex(run.id)))
         if annotation_id in ids:
             continue  # the same annotation twice in the group (its run named by id, then by external id)
         ids.add(annotation_id)
@@ -121,50 +217,70 @@ def store_group(
                 label_error_note=said.label_error_note,
             )
         )
-    added = insert_missing(session, _ANNOTATIONS, rows, stored_ids=_STORED_ID_COLUMNS)
+    return ResolvedGroup(rows, skipped)
+
+
+def _said_of_row(row: dict[str, Any]) -> Said:
+    return said_of(row["rating"], row["comment"], label_error=row["label_error"])
+
+
+def _count_said(session: Session, stored: StoredIds, added: Iterable[tuple[StoredId, Said]]) -> None:
+    """The added annotations' runs' kept counts moved, once per run."""
     changes: dict[StoredId, Said] = {}
-    for row in added:
-        said_now = said_of(row["rating"], row["comment"], label_error=row["label_error"])
-        changes[row["trace_id"]] = changes.get(row["trace_id"], Said()) + said_now
+    for trace_id, said_now in added:
+        changes[trace_id] = changes.get(trace_id, Said()) + said_now
     kept_counts.add_said_by_stored_id(session, stored, changes)
-    return GroupStored(len(added), len(lines) - len(skipped) - len(added), skipped)
+
+
+@dataclass
+class RunsSeen:
+    """Runs already looked up, by id and by external id: kept across groups only by a reader whose reads
+    stay true while it resolves (`import_pipeline.py`), so a run named again is not looked up again."""
+
+    by_id: dict[StoredId, _Run] = field(default_factory=dict)
+    by_external: dict[str, _Run] = field(default_factory=dict)
 
 
 def _runs_of(
-    connection: Connection, stored: StoredIds, project_id: uuid.UUID, lines: Sequence[ReadLine]
+    connection: Connection,
+    stored: StoredIds,
+    project_id: uuid.UUID,
+    lines: Sequence[ReadLine],
+    seen: RunsSeen | None = None,
 ) -> dict[int, _Run]:
     """Each line's run (by line number): the project's run with its trace_id, else the one with its
-    trace_external_id."""
+    trace_external_id; those in `seen` taken from it, those found added to it."""
+    seen = seen or RunsSeen()
     dialect = connection.dialect.name
     run_id = stored.column(Trace.id)
-    by_id: dict[StoredId, _Run] = {}
-    named = list({stored.of(line.said.trace_id) for line in lines if line.said.trace_id is not None})
+    ids = {stored.of(line.said.trace_id) for line in lines if line.said.trace_id is not None}
+    named = list(ids - seen.by_id.keys())
     if named:
         query = select(run_id, Trace.step_count).where(
             Trace.project_id == project_id, any_of(run_id, named, dialect)
         )
-        by_id.update((found_id, _Run(found_id, count)) for found_id, count in connection.execute(query).all())
+        found_runs = connection.execute(query).all()
+        seen.by_id.update((found_id, _Run(found_id, count)) for found_id, count in found_runs)
     found: dict[int, _Run] = {}
     rest: list[ReadLine] = []
     for line in lines:
-        run = by_id.get(stored.of(line.said.trace_id)) if line.said.trace_id is not None else None
+        run = seen.by_id.get(stored.of(line.said.trace_id)) if line.said.trace_id is not None else None
         if run is not None:
             found[line.number] = run
         elif line.said.trace_external_id is not None:
             rest.append(line)
-    by_external: dict[str, _Run] = {}
-    if rest:
-        names = list({line.said.trace_external_id or "" for line in rest})
+    names = list({line.said.trace_external_id or "" for line in rest} - seen.by_external.keys())
+    if names:
         by_name = select(Trace.external_id, run_id, Trace.step_count).where(
             Trace.project_id == project_id, any_of(Trace.external_id, names, dialect)
         )
-        by_external.update(
+        seen.by_external.update(
             (external, _Run(found_id, count))
             for external, found_id, count in connection.execute(by_name).all()
             if external is not None
         )
     for line in rest:
-        run = by_external.get(line.said.trace_external_id or "")
+        run = seen.by_external.get(line.said.trace_external_id or "")
         if run is not None:
             found[line.number] = run
     return found

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import time
-import uuid
-from functools import partial
 from pathlib import Path
 
 import click
-from sqlalchemy.orm import Session
 
-from redline.annotations import importing
 from redline.annotations.export import export_chunks
-from redline.annotations.lines import ReadLine, SkippedLine, count_lines, line_groups, read_lines
+from redline.annotations.import_pipeline import ImportTarget, import_file
+from redline.annotations.lines import SkippedLine, count_lines
 from redline.cli.context import (
     CliContext,
     fail,
@@ -29,7 +26,6 @@ from redline.cli.reward_models import min_pairs_option, pairing_config, pairing_
 from redline.db import StillBusy
 from redline.errors import RedlineError
 from redline.identity import service as identity
-from redline.identity.service import Actor
 from redline.jsonio import dumps
 from redline.learning import exports, figures
 from redline.learning import service as learning
@@ -93,32 +89,28 @@ def import_annotations(context: CliContext, file: Path, project: str) -> None:
     step_index picks the step (null: the whole trace). Each line keeps a create's rules, its author and
     created_at as written. A line that can't be stored is skipped and listed with its reason; the rest
     are stored 2,000 lines at a time, each group in its own transaction. Importing the file again
-    stores nothing twice, and says how many were already there.
+    stores nothing twice, and says how many were already there. On SQLite a second process reads the
+    lines and finds their runs while this one writes.
     """
     db = context.ready_database()
     tune_gc_for_bulk_work()
     started = time.perf_counter()
     with file.open("rb") as source:
         total = count_lines(source)
-    waits = lock_waits(context)
     stored = already = 0
     skipped: list[SkippedLine] = []
     try:
         with db.read() as session:
             actor = context.operator(session)
-            target = identity.find_project(session, actor, project)
-        with (
-            file.open("rb") as source,
-            progress("Importing annotations", noun="line", total=total) as shown,
-        ):
-            for group, unread, read in line_groups(read_lines(source), IMPORT_GROUP):
-                skipped.extend(unread)
-                if group:
-                    done = db.write_retrying(partial(_store_annotations, actor, target.id, group), waits)
-                    stored += done.stored
-                    already += done.already
-                    skipped.extend(done.skipped)
-                shown.advance(read)
+            project_found = identity.find_project(session, actor, project)
+        target = ImportTarget(actor, project_found.id, project_found.workspace_id)
+        with progress("Importing annotations", noun="line", total=total) as shown:
+            for done in import_file(db, target, file, IMPORT_GROUP, lock_waits(context)):
+                skipped.extend(done.unread)
+                stored += done.stored.stored
+                already += done.stored.already
+                skipped.extend(done.stored.skipped)
+                shown.advance(done.read)
     except RedlineError as error:
         raise fail(error) from error
     except StillBusy as error:
@@ -128,18 +120,13 @@ def import_annotations(context: CliContext, file: Path, project: str) -> None:
         raise still_busy(error, done_so_far) from None
     seconds = time.perf_counter() - started
     there = f"; {counted(already, 'annotation')} already there" if already else ""
-    click.echo(f"Imported {counted(stored, 'annotation')} into {target.name} in {seconds:.1f} s{there}.")
+    click.echo(
+        f"Imported {counted(stored, 'annotation')} into {project_found.name} in {seconds:.1f} s{there}."
+    )
     if skipped:
         click.echo(f"Skipped {len(skipped)}:")
         for skip in sorted(skipped, key=lambda skip: skip.line):
             click.echo(f"  line {skip.line}: {skip.reason}")
-
-
-def _store_annotations(
-    actor: Actor, project_id: uuid.UUID, group: list[ReadLine], session: Session
-) -> importing.GroupStored:
-    """One group stored as the operator: a transaction that may be run again from the start."""
-    return importing.store_group(session, actor, project_id, group)
 
 
 @click.group("pairs")

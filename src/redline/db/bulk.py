@@ -76,6 +76,10 @@ class StoredIds:
     def of(self, value: uuid.UUID) -> StoredId:
         return value.hex if self.as_text else value
 
+    def of_hex(self, digits: str) -> StoredId:
+        """An id given as its 32 lower-case hex digits."""
+        return digits if self.as_text else uuid.UUID(hex=digits)
+
     @staticmethod
     def hex(value: StoredId) -> str:
         return value if isinstance(value, str) else value.hex
@@ -185,11 +189,33 @@ def bulk_insert(
         _check_keys(table, rows[0], _insert_for(table, tuple(rows[0]), dialect)[1])
         connection.execute(insert(table), rows)
         return
-    sql, names, typed = _insert_for(table, tuple(rows[0]), dialect)
+    prepared = driver_rows(table, rows, dialect, stored_ids=stored_ids)
+    connection.exec_driver_sql(_insert_for(table, prepared.keys, dialect)[0], prepared.values)
+
+
+@dataclass(frozen=True)
+class DriverRows:
+    """Rows of one table as SQLite's driver takes them: the rows' keys and each row's values in the
+    INSERT's parameter order, already through their columns' bind processors. Made where the rows are
+    built (an import's reading process), inserted where the store is written (`insert_missing_rows`)."""
+
+    keys: tuple[str, ...]
+    values: list[tuple[Any, ...]]
+
+
+def driver_rows(
+    table: Table, rows: list[dict[str, Any]], dialect: Dialect, *, stored_ids: Collection[str] = ()
+) -> DriverRows:
+    """The rows (which share their keys) in the driver's form on SQLite; `stored_ids` as for
+    `bulk_insert`."""
+    keys = tuple(rows[0]) if rows else ()
+    if not rows:
+        return DriverRows(keys, [])
+    _, names, typed = _insert_for(table, keys, dialect)
     _check_keys(table, rows[0], names)
     if stored_ids:
         typed = [(index, process) for index, process in typed if names[index] not in stored_ids]
-    connection.exec_driver_sql(sql, _driver_rows(names, typed, rows))
+    return DriverRows(keys, _driver_rows(names, typed, rows))
 
 
 def execute_many(connection: Connection, statement: UpdateBase, rows: list[dict[str, Any]]) -> None:
@@ -210,10 +236,17 @@ def _driver_rows(
 
     def driver_row(row: dict[str, Any]) -> tuple[Any, ...]:
         values = [row[name] for name in names]
+        last: tuple[Any, Any, Any] = (None, None, None)
         for index, process in typed:
             value = values[index]
-            if value is not None:
-                values[index] = process(value)
+            if value is None:
+                continue
+            # One value in two columns (a row's created_at and updated_at) is processed once.
+            if value is last[0] and process is last[1]:
+                values[index] = last[2]
+                continue
+            values[index] = process(value)
+            last = (value, process, values[index])
         return tuple(values)
 
     return [driver_row(row) for row in rows]
@@ -226,24 +259,38 @@ def insert_missing(
     again (an import), which must leave what it stored before as it is and count only what it adds.
     The rows' ids must differ; `stored_ids` as for `bulk_insert`.
 
-    SQLite's write transaction holds the store's lock from its start (BEGIN IMMEDIATE), so the ids looked
-    up are all there will be until the commit; the rest go in through `bulk_insert`'s executemany.
     On PostgreSQL another transaction may add the same id meanwhile: each row is inserted with
-    ON CONFLICT DO NOTHING, and RETURNING says which went in.
+    ON CONFLICT DO NOTHING, and RETURNING says which went in. SQLite's rows go through
+    `insert_missing_rows`.
     """
     if not rows:
         return []
     connection = session.connection()
     if connection.dialect.name == "sqlite":
-        key = StoredIds(as_text=True).column(table.c.id)
-        ids = [StoredIds.hex(row["id"]) for row in rows]
-        stored = set(connection.execute(select(key).where(any_of(key, ids, "sqlite"))).scalars())
-        fresh = [row for row, row_id in zip(rows, ids, strict=True) if row_id not in stored]
-        bulk_insert(session, table, fresh, stored_ids=stored_ids)
-        return fresh
+        prepared = driver_rows(table, rows, connection.dialect, stored_ids=stored_ids)
+        return [rows[index] for index in insert_missing_rows(session, table, prepared)]
     statement = insert_ignoring_conflicts(table, connection.dialect.name).returning(table.c.id)
     added = set(connection.execute(statement, rows).scalars())
     return [row for row in rows if row["id"] in added]
+
+
+def insert_missing_rows(session: Session, table: Table, prepared: DriverRows) -> list[int]:
+    """`insert_missing` on SQLite for rows already in the driver's form: the positions of the rows
+    inserted. SQLite's write transaction holds the store's lock from its start (BEGIN IMMEDIATE), so the
+    ids looked up are all there will be until the commit; the rest go in with one executemany."""
+    if not prepared.values:
+        return []
+    connection = session.connection()
+    sql, names, _ = _insert_for(table, prepared.keys, connection.dialect)
+    at = names.index("id")
+    ids = [values[at] for values in prepared.values]
+    key = StoredIds(as_text=True).column(table.c.id)
+    stored = set(connection.execute(select(key).where(any_of(key, ids, "sqlite"))).scalars())
+    fresh = [index for index, row_id in enumerate(ids) if row_id not in stored]
+    if fresh:
+        values = prepared.values if len(fresh) == len(ids) else [prepared.values[index] for index in fresh]
+        connection.exec_driver_sql(sql, values)
+    return fresh
 
 
 @functools.lru_cache(maxsize=256)
@@ -255,7 +302,15 @@ def _insert_for(
     handful of rows, where compiling cost more than inserting)."""
     compiled = insert(table).compile(dialect=dialect, column_keys=list(keys))
     names = list(compiled.positiontup or compiled.params)
-    processors = [table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names]
+    # Columns of one type share one processor, so a value given to both is processed once (`_driver_rows`).
+    made: dict[tuple[type, str], Callable[[Any], Any] | None] = {}
+    processors = []
+    for name in names:
+        impl = table.c[name].type.dialect_impl(dialect)
+        kind = (type(impl), repr(impl))
+        if kind not in made:
+            made[kind] = impl.bind_processor(dialect)
+        processors.append(made[kind])
     return compiled.string, names, [(i, p) for i, p in enumerate(processors) if p is not None]
 
 
