@@ -8,6 +8,7 @@ The reader is forked from the test's process, so what a test patches holds in th
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -260,3 +261,25 @@ def _ended(process: psutil.Process, seconds: float) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def test_a_reader_started_afresh_imports_alike(
+    store_url: str, db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where forking is unsafe (macOS) or missing (Windows) the reader is spawned: a new interpreter
+    that is sent what it needs."""
+    _two_projects(db)
+    monkeypatch.setattr(import_pipeline, "_process_context", lambda: multiprocessing.get_context("spawn"))
+    store_group = importing.store_group
+    in_turn: list[int] = []
+
+    def counting(session: Any, actor: Any, project_id: Any, lines: Any) -> importing.GroupStored:
+        in_turn.append(len(lines))
+        return store_group(session, actor, project_id, lines)
+
+    monkeypatch.setattr(importing, "store_group", counting)
+    done = _import(store_url, _lines(tmp_path / "five.ndjson", 5))
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith("Imported 5 annotations into staging in ")
+    assert _stored(db) == 5
+    assert in_turn == ([] if db.dialect_name == "sqlite" else [5])
