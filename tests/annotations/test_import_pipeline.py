@@ -28,10 +28,13 @@ from sqlalchemy import select, text, update
 from redline.annotations import import_pipeline, importing
 from redline.annotations.lines import IMPORTED_ANNOTATIONS, ReadLine
 from redline.annotations.models import Annotation
-from redline.db import Database, make_engine
+from redline.db import Database, LockWaits, make_engine
 from redline.db.data_version import OthersCommits
+from redline.identity import service as identity
+from redline.migrations import commands
 from redline.traces.models import Step, Trace
 from tests.cli.test_annotations_import import _export, _import, _line, _two_projects
+from tests.conftest import bootstrap_admin
 
 SYSTEM_STEP_RATED = "system steps can be commented on but not rated"
 
@@ -283,3 +286,20 @@ def test_a_reader_started_afresh_imports_alike(
     assert done.stdout.startswith("Imported 5 annotations into staging in ")
     assert _stored(db) == 5
     assert in_turn == ([] if db.dialect_name == "sqlite" else [5])
+
+
+def test_a_store_in_memory_is_imported_into_by_one_process(tmp_path: Path) -> None:
+    """No other process can open a SQLite store in memory: a reader there would find no runs at all."""
+    db = Database(make_engine("sqlite://"))
+    commands.upgrade(db.engine)
+    bootstrap_admin(db)
+    _two_projects(db)
+    with db.read() as session:
+        actor = identity.operator(session)
+        staging = identity.find_project(session, actor, "staging")
+    target = import_pipeline.ImportTarget(actor, staging.id, staging.workspace_id)
+    path = _lines(tmp_path / "four.ndjson", 4)
+    done = list(import_pipeline.import_file(db, target, path, 3, LockWaits(seconds=5)))
+    assert [(group.stored.stored, group.read) for group in done] == [(3, 3), (1, 1)]
+    assert _stored(db) == 4
+    db.dispose()

@@ -21,6 +21,7 @@ from redline.reviews.models import ReviewKey
 from tests.conftest import Harness
 from tests.queues.test_overlap import Person, _keys, _ok, _person, _save
 from tests.samples import EXPORT_KEYS
+from tests.surfaces.test_reviews_api import _annotate, _evaluation, _trace
 
 QUEUES = "/v2/annotation-queues"
 DECIDED_AT = datetime(2026, 12, 6, 9, 30, tzinfo=UTC)
@@ -237,3 +238,30 @@ def test_the_cli_export_writes_the_same_lines(harness: Harness, database_url: st
     http = harness.client.get("/api/v1/rm/export/annotations", headers=harness.admin).text
     assert out.read_text() == http
     assert _by_value([json.loads(line) for line in http.splitlines()]) == _expected(harness, reviewed)
+
+
+def test_an_evaluators_result_and_a_correction_of_it_are_not_lines_of_the_export(harness: Harness) -> None:
+    """They are not the document's annotations nor people's review values, and a line of its fields says
+    nothing of them: each used to be a line with neither a rating nor a comment, which `redline
+    annotations import` then skipped as an annotation without either."""
+    trace_id = _trace(harness)
+    rated = harness.client.post(
+        f"/api/v1/rm/traces/{trace_id}/annotations",
+        json={"comment": "Checked the policy"},
+        headers=harness.admin,
+    )
+    assert rated.status_code == 200, rated.text
+    made = _evaluation(harness, trace_id, "llm", evaluator="judge", output_type="boolean", value=True)
+    corrected = _annotate(
+        harness, trace_id, "llm", {"annotations": [{"parent_annotation_id": made["_id"], "value": False}]}
+    )
+    assert corrected.status_code == 200, corrected.text
+    with harness.db.read() as session:
+        said = session.scalars(
+            select(Annotation.source).where(Annotation.trace_id == uuid.UUID(trace_id))
+        ).all()
+    assert sorted(said) == ["evaluator", "human", "human"]
+    answer = harness.client.get("/api/v1/rm/export/annotations", headers=harness.admin)
+    assert answer.status_code == 200, answer.text
+    [line] = [json.loads(line) for line in answer.text.splitlines()]
+    assert (line["trace_id"], line["comment"], list(line)) == (trace_id, "Checked the policy", EXPORT_KEYS)

@@ -118,7 +118,8 @@ def export_chunks(
     session: Session, actor: Actor, hidden: Hidden, addition_for: AdditionFor
 ) -> Iterator[bytes]:
     """The whole export as NDJSON bytes, one chunk per page the service reads, without what is `hidden`
-    from the actor (blind review), review values with `addition_for`'s fields.
+    from the actor (blind review): ratings and comments, and the review values `addition_for` applies to
+    with its fields.
 
     A chunk of a thousand lines rather than a line at a time: the HTTP response then makes one
     worker-thread hop and one write per page, and the CLI one write.
@@ -128,9 +129,12 @@ def export_chunks(
     more = addition.values()
     if dialect == "sqlite":
         line = partial(_sqlite_line, addition)
-        for page in annotation_service.iter_export(session, actor, hidden, line=line, more=more):
+        pages = annotation_service.iter_export(
+            session, actor, hidden, line=line, more=more, also=addition.applies
+        )
+        for page in pages:
             yield "\n".join([row[0] for row in page]).encode() + b"\n"
         return
     added = [name for name, _, _ in addition.fields]
-    for page in annotation_service.iter_export(session, actor, hidden, more=more):
+    for page in annotation_service.iter_export(session, actor, hidden, more=more, also=addition.applies):
         yield b"\n".join([dumps(export_line(row, added)) for row in page]) + b"\n"

@@ -5,7 +5,8 @@ own, while this one writes the rows it is sent.
 Why two: storing (inserting, the runs' kept counts, commits) is about half the import's CPU and the
 reading and resolving the other half; side by side on two cores they take the time of the larger
 (bench/README.md, "Annotation import"). PostgreSQL's import waits on the server, not on this process's
-CPU, and takes the groups in turn in one process.
+CPU, and takes the groups in turn in one process, as does a SQLite store in memory (which another
+process can't open).
 
 What makes the reader's rows safe to write: they are only as true as the store it read. The writer
 marks where other connections' commits stood (`OthersCommits`) before the reader starts, and checks the
@@ -76,7 +77,7 @@ def import_file(
 ) -> Iterator[GroupDone]:
     """The file's lines stored in groups of `group_size`, each in its own transaction (run again while
     the store is busy), as each group is done."""
-    if db.dialect_name == "sqlite":
+    if db.dialect_name == "sqlite" and db.engine.url.database not in (None, "", ":memory:"):
         yield from _side_by_side(db, target, path, group_size, waits)
         return
     with path.open("rb") as source:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeAlias, cast
 
-from sqlalchemy import Select, Table, and_, bindparam, case, func, insert, null, select
+from sqlalchemy import Select, Table, and_, bindparam, case, func, insert, null, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -377,9 +377,13 @@ def iter_export(
     chunk: int = EXPORT_CHUNK,
     line: LineSQL | None = None,
     more: Sequence[ColumnElement[Any]] = (),
+    also: ColumnElement[bool] | None = None,
 ) -> Iterator[Sequence[ExportRow]]:
-    """Every annotation the actor can read but those `hidden` from them (blind review), oldest first,
-    flagged included, in pages of `chunk` rows, so memory stays the same however many there are.
+    """Every rating and comment the actor can read, and the keyed annotations `also` holds for (people's
+    review values, `export.LineAddition`), but those `hidden` from them (blind review), oldest first,
+    flagged included, in pages of `chunk` rows, so memory stays the same however many there are. Other
+    keyed annotations (an evaluator's results, people's corrections of them) are not the document's
+    annotations, and a line of its fields would say nothing of them.
 
     Each page is one index range scan: a row-value keyset on (created_at, id). Rows are plain, not ORM
     objects (`ExportRow`): an export only reads. `trace_id` and `created_at` come out of the store as
@@ -417,8 +421,9 @@ def iter_export(
     columns = [line(values).label("line")] if line is not None else values
     columns += [key[0].label("key_created_at"), key[1].label("key_id")]
     last: tuple[Any, Any] | None = None
+    exported = Annotation.key.is_(None) if also is None else or_(Annotation.key.is_(None), also)
     while True:
-        query = select(*columns).where(readable, *hidden.shown())
+        query = select(*columns).where(readable, exported, *hidden.shown())
         if last is not None:
             query = query.where(past(key, last, descending=False))
         # Through the connection: Core rows, without the ORM's per-row pass over them.
