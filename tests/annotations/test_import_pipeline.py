@@ -83,20 +83,26 @@ def _stored(db: Database) -> int:
         return len(session.scalars(select(Annotation.id)).all())
 
 
+def _groups_resolved_in_turn(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the groups the writer resolves itself (`importing.store_group`), as they come."""
+    sizes: list[int] = []
+    store_group = importing.store_group
+
+    def counting(session: Any, actor: Any, project_id: Any, lines: Any) -> importing.GroupStored:
+        sizes.append(len(lines))
+        return store_group(session, actor, project_id, lines)
+
+    monkeypatch.setattr(importing, "store_group", counting)
+    return sizes
+
+
 def test_with_nobody_else_writing_the_readers_rows_go_in_as_they_are(
     store_url: str, db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _two_projects(db)
     monkeypatch.setattr(import_pipeline, "READ_AHEAD", 1)
     monkeypatch.setattr("redline.cli.feedback.IMPORT_GROUP", 3)
-    in_turn: list[int] = []
-    store_group = importing.store_group
-
-    def counting(session: Any, actor: Any, project_id: Any, lines: Any) -> importing.GroupStored:
-        in_turn.append(len(lines))
-        return store_group(session, actor, project_id, lines)
-
-    monkeypatch.setattr(importing, "store_group", counting)
+    in_turn = _groups_resolved_in_turn(monkeypatch)
     done = _import(store_url, _lines(tmp_path / "ten.ndjson", 10))
     assert done.exit_code == 0, done.output
     assert done.stdout.startswith("Imported 10 annotations into staging in ")
@@ -273,14 +279,7 @@ def test_a_reader_started_afresh_imports_alike(
     that is sent what it needs."""
     _two_projects(db)
     monkeypatch.setattr(import_pipeline, "_process_context", lambda: multiprocessing.get_context("spawn"))
-    store_group = importing.store_group
-    in_turn: list[int] = []
-
-    def counting(session: Any, actor: Any, project_id: Any, lines: Any) -> importing.GroupStored:
-        in_turn.append(len(lines))
-        return store_group(session, actor, project_id, lines)
-
-    monkeypatch.setattr(importing, "store_group", counting)
+    in_turn = _groups_resolved_in_turn(monkeypatch)
     done = _import(store_url, _lines(tmp_path / "five.ndjson", 5))
     assert done.exit_code == 0, done.output
     assert done.stdout.startswith("Imported 5 annotations into staging in ")

@@ -124,7 +124,7 @@ def prepare_group(
         counted = _said_of_row(row)
         said.append((row["trace_id"], counted.rated, counted.commented))
     return PreparedGroup(
-        [(line.number, line.raw, line.identity) for line in lines],
+        _as_read(lines),
         driver_rows(_ANNOTATIONS, resolved.rows, connection.dialect, stored_ids=_STORED_ID_COLUMNS),
         said,
         resolved.skipped,
@@ -133,8 +133,12 @@ def prepare_group(
 
 def unprepared_group(lines: Sequence[ReadLine]) -> PreparedGroup:
     """The lines sent as read, for a writer that resolves them itself."""
-    sent = [(line.number, line.raw, line.identity) for line in lines]
-    return PreparedGroup(sent, DriverRows((), []), [], [], resolved=False)
+    return PreparedGroup(_as_read(lines), DriverRows((), []), [], [], resolved=False)
+
+
+def _as_read(lines: Sequence[ReadLine]) -> list[tuple[int, bytes, bytes]]:
+    """What `PreparedGroup.read_again` makes the lines from: each line's number, text and identity."""
+    return [(line.number, line.raw, line.identity) for line in lines]
 
 
 def store_prepared(
