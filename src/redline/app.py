@@ -26,6 +26,7 @@ from redline.surfaces.otlp.paths import OTLP_PATHS
 from redline.surfaces.otlp.throttle import SpanRate
 from redline.surfaces.table import install_error_handlers, mount
 from redline.web import metrics
+from redline.web.route_index import index_routes
 
 # Where /docs loads its script, style and icon from.
 DOCS_ASSETS_PATH = "/docs-assets"
@@ -96,8 +97,6 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
     if database is not None:
         attach(database)
     install_error_handlers(app)
-    # Routes are matched in order, each candidate tried in turn (FastAPI's matching was a sixth of a
-    # single annotation create's CPU): the surface table mounts the busiest first.
     mount(app)
 
     document_without_framework_422(app)
@@ -119,4 +118,5 @@ def create_app(settings: Settings, database: Database | None = None) -> FastAPI:
         app.include_router(metrics_surface.router)
         # Outside everything else, so it sees the status every request was finally answered with.
         app.add_middleware(MetricsMiddleware)
+    index_routes(app)
     return app

@@ -36,11 +36,11 @@ from redline.identity.service import (
     in_project,
     readable_project_ids,
     require_project_role,
+    with_project,
 )
 from redline.traces import counts as kept_counts
 from redline.traces.counts import Said
 from redline.traces.models import AgentVersion, Trace
-from redline.traces.service import readable_trace
 
 NOT_FIXED = "not-fixed"
 EXPORT_CHUNK = 5000
@@ -90,12 +90,17 @@ def save(session: Session, actor: Actor, body: CorrectionIn) -> Saved:
     rules.check_body(body)
     if actor.principal_id is None:
         raise Forbidden("A correction is one person's word: make it with a user's or a service's token.")
-    trace = readable_trace(session, actor, body.run_id, "write")
+    # Corrections of one run are saved one at a time (the run is locked as it is read, on PostgreSQL;
+    # SQLite's write lock already does it), so "replace my earlier one" always sees the latest: racing
+    # callers queue here rather than clash.
+    trace, project = with_project(
+        session, actor, Trace, body.run_id, "write", NotFound("run", body.run_id), lock=True
+    )
     _correctable(trace)
     group_id, expert = groups.for_correction(session, actor, trace, body.corrector_group_id)
     rules.check_pointers(body, trace.id, trace.output)
-    rules.check_tools(body, _declared_tools(session, trace))
-    project = session.get_one(Project, trace.project_id)
+    if body.should_call or body.must_not_call:
+        rules.check_tools(body, _declared_tools(session, trace))
     now = utcnow()
     item_verdicts: list[str] = [item.verdict for item in body.items or []]
     progress = workflow.sort_on_save(
@@ -107,9 +112,6 @@ def save(session: Session, actor: Actor, body: CorrectionIn) -> Saved:
         at=now,
     )
     key = _live_key(actor, body.participant_id)
-    # Corrections of one run are saved one at a time (PostgreSQL; SQLite's write lock already does it), so
-    # "replace my earlier one" always sees the latest: racing callers queue here rather than clash.
-    session.execute(select(Trace.id).where(Trace.id == trace.id).with_for_update())
     correction = Correction(
         id=new_id(),
         workspace_id=project.workspace_id,

@@ -541,15 +541,33 @@ def in_project(
     project. The row and its project come in one query. A row that isn't there and one in a project the
     actor can't see are both `missing`, in the kind's own sentence, so ids don't leak; a project it
     sees without the role is forbidden."""
+    row, _ = with_project(session, actor, kind, ident, needed, missing, *also)
+    return row
+
+
+def with_project(
+    session: Session,
+    actor: Actor,
+    kind: type[InProject],
+    ident: uuid.UUID,
+    needed: ProjectRole,
+    missing: NotFound,
+    *also: ColumnElement[bool],
+    lock: bool = False,
+) -> tuple[InProject, Project]:
+    """`in_project`'s row and its project, for a caller that goes on to use the project (the session keeps
+    no object nobody holds, so asking for the project again would read it again); with `lock`, the row
+    locked for the rest of the transaction (PostgreSQL's FOR UPDATE OF the row's table; SQLite's write
+    transaction already holds the whole store)."""
     table: Any = kind
-    found = session.execute(
-        select(table, Project).join(Project, Project.id == table.project_id).where(table.id == ident, *also)
-    ).first()
+    query = select(table, Project).join(Project, Project.id == table.project_id)
+    query = query.where(table.id == ident, *also)
+    found = session.execute(query.with_for_update(of=table) if lock else query).first()
     if found is None:
         raise missing
     row, project = found
     check_role(session, actor, project, needed, missing)
-    return cast(InProject, row)
+    return cast(InProject, row), project
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ def surface_for(path: str) -> Surface:
 
 def mount(app: FastAPI) -> None:
     """Every surface's routers on the app; each surface owns addresses no other matches, so the order
-    between surfaces only decides how soon a request finds its route (the annotation writes first)."""
+    between surfaces decides nothing (a request tries only the routes of its address: web.route_index)."""
     for surface in (RM, REVIEWS, DATASETS, CORRECTIONS, OTLP):
         for router in surface.routers:
             app.include_router(router)
