@@ -22,7 +22,8 @@ def no_route(method: str, path: str) -> NotFound:
 class Surface:
     """One surface. A path is its own when it is one of `paths` or starts with one of `prefixes`.
     `camel_case` says how it names a field in a bad-input message (`runs[0].startedAt` or
-    `trace_id`). `routers` are mounted in order, the busiest first: routes are matched in turn.
+    `trace_id`). `routers` are mounted in order; a request tries only those whose addresses could be its own
+    (`web.route_index`).
     `no_route` says an address is not served; with `wrong_method_is_no_route`, a method no route of a
     known address takes is answered so too (404, not the framework's 405), where clients of another
     server call there what this one doesn't serve."""

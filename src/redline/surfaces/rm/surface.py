@@ -32,7 +32,6 @@ def render_rm(error: RedlineError, request_id: str) -> Response:
 RM = Surface(
     name="rm",
     render_error=render_rm,
-    # The annotation write is the busiest route of all.
     routers=(annotation_routes.router, traces.router, reward_models.router),
     prefixes=(PREFIX,),
     camel_case=False,
