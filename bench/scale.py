@@ -853,6 +853,8 @@ def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
                     plans += plans_at(store, size, reads)
         finally:
             browser.close()
+        if args.fresh_server and timed:
+            figures += fresh_server_reads(kind, store, work, settings, timed, metadata_note, args)
         print(f"{kind}: OTLP at {kept.manifest.seeded:,} runs ...", file=log)
         figures.append(otlp_slice(server, kind, kept, args.otlp_traces, f"at {kept.manifest.seeded:,} runs"))
         if args.delete:
@@ -863,6 +865,33 @@ def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
     judge_against_first(figures, "OTLP", "OTLP", f">= {TARGET_INGEST_SHARE:.0%} of empty store")
     figures += read_figures(kind, timed, metadata_note)
     return Outcome(figures, plans)
+
+
+def fresh_server_reads(
+    kind: str,
+    store: Store,
+    work: Path,
+    settings: dict[str, str],
+    timed: dict[int, list[Timed]],
+    metadata_note: str,
+    args: argparse.Namespace,
+) -> list[Figure]:
+    """The last checkpoint's reads again from a `redline serve` started on the store after seeding (the
+    seeding server left idle), each against the first checkpoint's: what the store's size costs, apart
+    from whatever one long-lived process carries after seeding."""
+    first, last = min(timed), max(timed)
+    print(f"{kind}: reads at {last:,} runs from a server started afresh ...", file=sys.stderr)
+    with serve(store, work / f"serve-{kind}-fresh.log", settings=settings) as fresh, fresh.client() as api:
+        browser = signed_in(fresh)
+        try:
+            again = measure_reads(fresh, api, browser, reads_at(api, store, last, args.offsets), args)
+        finally:
+            browser.close()
+    both = read_figures(kind, {first: timed[first], last: again}, metadata_note)
+    figures = [figure for figure in both if figure.measure.endswith(f" @ {last:,}")]
+    for figure in figures:
+        figure.measure += " (fresh server)"
+    return figures
 
 
 # ------------------------------------------------------------------------------------------------ main
@@ -891,6 +920,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--delete", type=int, default=0, help="remove this many of the oldest runs at the end"
     )
     parser.add_argument("--plans", action="store_true", help="print each read's query plans")
+    parser.add_argument(
+        "--fresh-server",
+        action="store_true",
+        help="time the last checkpoint's reads again from a server started after seeding",
+    )
     parser.add_argument("--reuse", type=Path, default=None, help="keep the seeded store in this directory")
     parser.add_argument(
         "--postgres-url", default=DEFAULT_POSTGRES_URL, help="admin URL; the bench db is made there"
