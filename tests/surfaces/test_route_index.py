@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.routing import BaseRoute, Match
+from starlette.testclient import TestClient
 
 from redline.app import create_app
 from redline.config import Settings
-from redline.web.route_index import RouteIndex, literal_start, route_path_format
+from redline.web.route_index import RouteIndex, index_routes, literal_start, route_path_format
 from tests.conftest import Harness
 
 ID = "0b7f3c1e-1111-4222-8333-444455556666"
@@ -137,3 +138,26 @@ def test_the_app_answers_through_the_index_as_it_answers_without_it(harness: Har
     statuses = [status for status, _, _ in through_index]
     # Each surface's own answer: the rm surface and /v3 say 405, the others word a wrong method as no route.
     assert statuses == [307, 404, 307, 404, 404, 307, 404, 405, 404, 405, 404, 200, 200, 404, 200]
+
+
+def test_a_route_names_the_routes_of_other_addresses_through_the_whole_router() -> None:
+    app = FastAPI()
+    elsewhere = APIRouter(prefix="/elsewhere")
+
+    @elsewhere.get("/{thing}", name="elsewhere")
+    def far(thing: str) -> str:
+        return thing
+
+    @app.get("/here")
+    def here(request: Request) -> dict[str, object]:
+        return {
+            "url": str(request.url_for("elsewhere", thing="x")),
+            "whole": request.scope["router"] is app.router,
+        }
+
+    app.include_router(elsewhere)
+    index_routes(app)
+    assert isinstance(app.router.middleware_stack, RouteIndex)
+    with TestClient(app) as client:
+        assert client.get("/here").json() == {"url": "http://testserver/elsewhere/x", "whole": True}
+        assert client.get("/elsewhere/y").json() == "y"

@@ -103,6 +103,8 @@ class RouteIndex:
         if scope["type"] != "http" or scope.get("root_path"):
             await self.router.app(scope, receive, send)
             return
+        # The request's router stays the whole one: `url_for` names routes of every address.
+        scope.setdefault("router", self.router)
         await self._view(self._mask(scope["path"])).app(scope, receive, send)
 
 
