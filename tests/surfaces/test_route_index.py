@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from redline.app import create_app
 from redline.config import Settings
-from redline.web.route_index import RouteIndex, index_routes, literal_start, route_path_format
+from redline.web.route_index import RouteIndex, index_routes, literal_start, route_addresses
 from tests.conftest import Harness
 
 ID = "0b7f3c1e-1111-4222-8333-444455556666"
@@ -43,11 +43,7 @@ def chosen(routes: list[BaseRoute], scope: dict[str, object]) -> tuple[Match, Ba
 
 def addresses(app: FastAPI) -> list[str]:
     """Every route's address with each parameter filled in, and each with a slash more or less."""
-    formats: list[str] = []
-    for route in app.router.routes:
-        contexts = getattr(route, "effective_route_contexts", None)
-        inner = [context.starlette_route or context for context in contexts()] if contexts else [route]
-        formats.extend(path for path in map(route_path_format, inner) if path is not None)
+    formats = [path for route in app.router.routes for path in route_addresses(route) if path is not None]
     filled = [re.sub(r"\{[^}]+\}", ID, path) for path in formats]
     return sorted({*filled, *(path.rstrip("/") for path in filled), *(path + "/" for path in filled)})
 

@@ -38,7 +38,7 @@ from sqlalchemy.orm import Session
 
 from redline.annotations import importing
 from redline.annotations.lines import ReadLine, SkippedLine, line_groups, read_lines
-from redline.db import Database, LockWaits, make_engine
+from redline.db import Database, LockWaits, make_engine, sqlite_file_name
 from redline.db.data_version import OthersCommits
 from redline.identity.service import Actor
 
@@ -77,7 +77,7 @@ def import_file(
 ) -> Iterator[GroupDone]:
     """The file's lines stored in groups of `group_size`, each in its own transaction (run again while
     the store is busy), as each group is done."""
-    if db.dialect_name == "sqlite" and db.engine.url.database not in (None, "", ":memory:"):
+    if sqlite_file_name(db.engine.url) is not None:
         yield from _side_by_side(db, target, path, group_size, waits)
         return
     with path.open("rb") as source:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from redline.cli.progress import say
 from redline.config import Settings
-from redline.db import Database, LockWaits, StillBusy, is_busy, make_engine
+from redline.db import Database, LockWaits, StillBusy, is_busy, make_engine, sqlite_file_name
 from redline.errors import RedlineError
 from redline.identity import service as identity
 from redline.identity import workspaces
@@ -193,10 +193,8 @@ def tune_gc_for_bulk_work() -> None:
 
 def sqlite_file(url: str) -> Path | None:
     """The file of a SQLite store's URL, as an absolute path; None for PostgreSQL or an in-memory store."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    return Path(str(parsed.database)).resolve()
+    database = sqlite_file_name(url)
+    return Path(database).resolve() if database is not None else None
 
 
 def shown_url(url: str) -> str:

@@ -37,6 +37,7 @@ from redline.db.engine import (
     is_busy,
     is_transient,
     make_engine,
+    sqlite_file_name,
     vacuum_file,
     writing,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "pairs_table",
     "parse_id",
     "row_exists",
+    "sqlite_file_name",
     "utcnow",
     "vacuum_file",
     "writing",

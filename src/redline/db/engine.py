@@ -18,7 +18,7 @@ from sqlalchemy import (
     event,
     text,
 )
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
@@ -74,6 +74,15 @@ def listen_to_lock_waits(listener: Callable[[str, float], None]) -> None:
 def _lock_waited(held_by: str, seconds: float) -> None:
     for listener in _lock_wait_listeners:
         listener(held_by, seconds)
+
+
+def sqlite_file_name(url: str | URL) -> str | None:
+    """The file a SQLite store's URL names; None for PostgreSQL or a store in memory, which has no file
+    (no log to checkpoint, none a second process could open)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return str(parsed.database)
 
 
 def make_engine(

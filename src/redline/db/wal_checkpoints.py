@@ -22,6 +22,8 @@ from collections.abc import Callable
 
 from sqlalchemy import Engine
 
+from redline.db.engine import sqlite_file_name
+
 log = logging.getLogger("redline.db")
 
 CHECKPOINT_EVERY_SECONDS = 0.25
@@ -33,7 +35,7 @@ def checkpoint_in_background(
     """Start checkpointing the engine's SQLite log every `every_seconds`; answers the function that stops
     (and waits for) the thread. PostgreSQL, and a SQLite store in memory, have no log to checkpoint: the
     function answered then does nothing."""
-    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+    if sqlite_file_name(engine.url) is None:
         return lambda: None
     stop = threading.Event()
     thread = threading.Thread(

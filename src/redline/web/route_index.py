@@ -28,11 +28,8 @@ def literal_start(path_format: str) -> str:
     return path_format.split("{", 1)[0]
 
 
-def _addresses(route: BaseRoute) -> Iterator[str | None]:
+def route_addresses(route: BaseRoute) -> Iterator[str | None]:
     """The path formats `route` can match, or None where its addresses are not known (any path may)."""
-    if isinstance(route, Mount):
-        yield route.path
-        return
     contexts = getattr(route, "effective_route_contexts", None)
     if contexts is not None:  # a router included in the app: its routes as included, prefix and all
         for context in contexts():
@@ -52,7 +49,7 @@ def route_path_format(route: object) -> str | None:
 
 def route_starts(route: BaseRoute) -> frozenset[str]:
     """Every literal start of the addresses `route` matches; the empty start (any path) if one is unknown."""
-    return frozenset("" if path is None else literal_start(path) for path in _addresses(route))
+    return frozenset("" if path is None else literal_start(path) for path in route_addresses(route))
 
 
 class RouteIndex:
@@ -77,7 +74,10 @@ class RouteIndex:
 
     def routes_for(self, path: str) -> list[BaseRoute]:
         """The routes that could match `path`, in the router's order."""
-        return [self._indexed[number] for number in _bits(self._mask(path))]
+        return self._routes(self._mask(path))
+
+    def _routes(self, mask: int) -> list[BaseRoute]:
+        return [self._indexed[number] for number in _bits(mask)]
 
     def _mask(self, path: str) -> int:
         if len(self._indexed) != len(self.router.routes):
@@ -92,7 +92,7 @@ class RouteIndex:
         view = self._views.get(mask)
         if view is None:
             view = copy.copy(self.router)
-            view.routes = [self._indexed[number] for number in _bits(mask)]
+            view.routes = self._routes(mask)
             # What the view does not match, the whole router answers: its redirects, its 404.
             view.redirect_slashes = False
             view.default = self.router.app
