@@ -32,6 +32,14 @@ For each store (--store sqlite|postgresql|both) one real `redline serve` (`_serv
    PostgreSQL `EXPLAIN`); the list's main statement (the first page-limited read of `traces`) marked.
 5. **delete** (--delete N): the oldest N runs through whatever removal path the tree has, one GET
    /v1/runs a second meanwhile; the store's size before and after.
+6. **side by side** (--side-by-side, after the seeding server has stopped): a second store seeded to the
+   first checkpoint as the first was (kept beside it with --reuse), a fresh server on each store, and
+   every read timed on both in SIDE_BY_SIDE_ROUNDS rounds that alternate between them; then the batch
+   API and OTLP on an empty store and on a copy of the seeded one (removed after: the kept store stays
+   as its manifest says), alternated likewise after an untimed round. Each ratio is then one of timings
+   seconds apart. The checkpoints' own compare timings up to an hour apart, in which a shared machine's
+   speed moves: between the checkpoints of one run the same requests' server CPU grew 1.4-1.8x, and
+   side by side the same stores were 0.9-1.1x apart (bench/README.md).
 
 If the tree serves `/v1/projects/{projectId}/indexed-metadata-keys`, `customer_id` is declared indexed
 before seeding (and waited on until ready); otherwise a note says the search is unindexed. PostgreSQL
@@ -50,13 +58,14 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import sqlite3
 import sys
 import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -124,6 +133,12 @@ WALK_PAGE = 200
 DEPTHS = (0.1, 0.5, 0.9)
 WARM_UP = 3
 MIN_TIMINGS = 5
+# The side-by-side's rounds per read: each server answers --repeat / this many in a row, then the other.
+SIDE_BY_SIDE_ROUNDS = 4
+# Runs each store of the side-by-side ingest takes a round (ten batches).
+SIDE_BY_SIDE_INGEST_RUNS = 10_000
+SESSIONS_ON = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+SESSIONS_END_SECONDS = 30.0
 TARGET_MS = 100.0
 TARGET_METADATA_MS = 200.0
 TARGET_RATIO = 1.5
@@ -230,41 +245,43 @@ def _read_manifest(path: Path) -> Manifest | None:
     return Manifest(**orjson.loads(path.read_bytes()))
 
 
-def _kept_postgres(admin_url: str, wipe: bool) -> Store:
-    """The database `redline_scale`, made if missing (or made again if `wipe`), never dropped after."""
+def _kept_postgres(admin_url: str, wipe: bool, database: str) -> Store:
+    """The kept database, made if missing (or made again if `wipe`), never dropped after."""
     if wipe:
-        drop_database(admin_url, KEPT_DATABASE)
+        drop_database(admin_url, database)
     with psycopg.connect(libpq_url(admin_url), autocommit=True) as admin:
-        found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (KEPT_DATABASE,)).fetchone()
+        found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
         if found is None:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(KEPT_DATABASE)))
-    url = make_url(admin_url).set(database=KEPT_DATABASE).render_as_string(hide_password=False)
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+    url = make_url(admin_url).set(database=database).render_as_string(hide_password=False)
     return Store("postgresql", url)
 
 
 @contextmanager
-def scale_store(kind: str, args: argparse.Namespace, shape: dict[str, Any]) -> Iterator[tuple[Store, Kept]]:
+def scale_store(
+    kind: str, args: argparse.Namespace, shape: dict[str, Any], part: str = ""
+) -> Iterator[tuple[Store, Kept]]:
     """A fresh store removed afterwards, or with --reuse the kept one (seeded again if its manifest
-    shows another shape)."""
+    shows another shape). `part` names a second store beside the first (`_first`: the side-by-side's)."""
     if args.reuse is None:
-        with fresh_store(kind, args.postgres_url, FRESH_DATABASE) as store:
+        with fresh_store(kind, args.postgres_url, FRESH_DATABASE + part) as store:
             yield store, Kept(None, Manifest(shape))
         return
     folder: Path = args.reuse
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"manifest-{kind}.json"
+    path = folder / f"manifest-{kind}{part}.json"
     found = _read_manifest(path)
     wipe = found is None or found.shape != shape
     if wipe:
-        print(f"{kind}: no kept store of this shape in {folder}: seeding from nothing", file=sys.stderr)
+        print(f"{kind}: no kept store{part} of this shape in {folder}: seeding from nothing", file=sys.stderr)
     if kind == "sqlite":
-        database = folder / "scale.db"
+        database = folder / f"scale{part}.db"
         if wipe:
-            for part in (database, folder / "scale.db-wal", folder / "scale.db-shm"):
-                part.unlink(missing_ok=True)
+            for suffix in ("", "-wal", "-shm"):
+                database.with_name(database.name + suffix).unlink(missing_ok=True)
         store = Store(kind, f"sqlite:///{database}")
     else:
-        store = _kept_postgres(args.postgres_url, wipe)
+        store = _kept_postgres(args.postgres_url, wipe, KEPT_DATABASE + part)
     kept = Kept(path, Manifest(shape) if wipe or found is None else found)
     kept.save()
     yield store, kept
@@ -821,11 +838,9 @@ def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
     plans: list[str] = []
     timed: dict[int, list[Timed]] = {}
     settings = {"REDLINE_OTLP_SETTLE_SECONDS": SETTLE_SECONDS}
-    with (
-        scale_store(kind, args, shape) as (store, kept),
-        serve(store, work / f"serve-{kind}.log", settings=settings) as server,
-        server.client() as api,
-    ):
+    with scale_store(kind, args, shape) as (store, kept), ExitStack() as seeding:
+        server = seeding.enter_context(serve(store, work / f"serve-{kind}.log", settings=settings))
+        api = seeding.enter_context(server.client())
         project = project_id(api)
         metadata_note = declare_indexed(api, project, routes)
         if kept.manifest.seeded == 0:
@@ -861,8 +876,14 @@ def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
             print(f"{kind}: deleting {args.delete:,} runs ...", file=log)
             kept.spoil()
             figures += delete_at_size(server, store, api, project, args.delete)
-    judge_against_first(figures, "ingest runs", "ingest runs 0-", f">= {TARGET_INGEST_SHARE:.0%} of first")
-    judge_against_first(figures, "OTLP", "OTLP", f">= {TARGET_INGEST_SHARE:.0%} of empty store")
+        share = f">= {TARGET_INGEST_SHARE:.0%}"
+        judge_against_first(figures, "ingest runs", "ingest runs 0-", f"{share} of first")
+        judge_against_first(figures, "OTLP", "OTLP", f"{share} of empty store")
+        if args.side_by_side:
+            # With the seeding server stopped: PostgreSQL copies no database anyone is connected to.
+            seeding.close()
+            figures += side_by_side_reads(kind, store, args, shape, work, settings, metadata_note)
+            figures += ingest_side_by_side(kind, store, kept, args, work, settings)
     figures += read_figures(kind, timed, metadata_note)
     return Outcome(figures, plans)
 
@@ -892,6 +913,226 @@ def fresh_server_reads(
     for figure in figures:
         figure.measure += " (fresh server)"
     return figures
+
+
+@contextmanager
+def first_checkpoint_store(
+    kind: str, args: argparse.Namespace, shape: dict[str, Any], work: Path, settings: dict[str, str]
+) -> Iterator[Store]:
+    """A second store holding what the first holds at the first checkpoint (the same runs, OTLP traces
+    and annotations, made the same way by its own server), kept beside the first with --reuse."""
+    first = min(args.at)
+    with scale_store(kind, args, shape, part="_first") as (store, kept):
+        if kept.manifest.seeded < first:
+            print(f"{kind}: a second store of {first:,} runs for the side-by-side ...", file=sys.stderr)
+            with serve(store, work / f"serve-{kind}-first.log", settings=settings) as server:
+                with server.client() as api:
+                    project = project_id(api)
+                    declare_indexed(api, project, served_routes("sqlite://"))
+                    if kept.manifest.seeded == 0:
+                        otlp_slice(server, kind, kept, args.otlp_traces, "empty store")
+                    seed_runs(kind, server, api, project, kept, first, args.window)
+                annotate_oldest(server, store, kept, annotate_every(args), first)
+        analyze(store)
+        yield store
+
+
+def merged_timings(parts: Sequence[Timed]) -> Timed:
+    """One read's rounds on one server as one timing: every latency, the CPU per request over all."""
+    count = sum(len(part.latencies) for part in parts)
+    return Timed(
+        parts[0].read,
+        [latency for part in parts for latency in part.latencies],
+        sum(part.seconds for part in parts),
+        sum(part.server_cpu_ms * len(part.latencies) for part in parts) / count,
+        parts[0].rows,
+        any(part.stopped for part in parts),
+        parts[0].unindexed,
+    )
+
+
+def side_by_side_reads(
+    kind: str,
+    store: Store,
+    args: argparse.Namespace,
+    shape: dict[str, Any],
+    work: Path,
+    settings: dict[str, str],
+    metadata_note: str,
+) -> list[Figure]:
+    """Every read at the first checkpoint and at the last in one session, alternated: a store of the
+    first checkpoint's size beside the seeded one, a fresh server on each, and each read timed in
+    SIDE_BY_SIDE_ROUNDS rounds that go from one server to the other (the order flipped every round).
+
+    The checkpoints' own ratio compares timings taken up to hours apart, and on a shared machine the
+    same request's CPU moved by half as much again between them (bench/README.md, "Scale: the ratio
+    side by side"); this one compares timings seconds apart, so only the size differs."""
+    first, last = min(args.at), max(args.at)
+    print(f"{kind}: {first:,} and {last:,} runs side by side ...", file=sys.stderr)
+    with ExitStack() as stack:
+        small = stack.enter_context(first_checkpoint_store(kind, args, shape, work, settings))
+        sides: dict[int, tuple[Server, httpx.Client, httpx.Client, list[Read]]] = {}
+        for size, side_store in ((first, small), (last, store)):
+            log = work / f"serve-{kind}-{size}.log"
+            server = stack.enter_context(serve(side_store, log, settings=settings))
+            api = stack.enter_context(server.client())
+            browser = signed_in(server)
+            stack.callback(browser.close)
+            sides[size] = (server, api, browser, reads_at(api, side_store, size, args.offsets))
+        parts: dict[int, dict[str, list[Timed]]] = {size: {} for size in sides}
+        names = [read.name for read in sides[last][3]]
+        for name in names:
+            for round_number in range(SIDE_BY_SIDE_ROUNDS):
+                order = (first, last) if round_number % 2 == 0 else (last, first)
+                for size in order:
+                    server, api, browser, reads = sides[size]
+                    read = next((read for read in reads if read.name == name), None)
+                    if read is None:
+                        continue
+                    client = browser if read.console else api
+                    repeat = max(MIN_TIMINGS, args.repeat // SIDE_BY_SIDE_ROUNDS)
+                    timed = time_read(server, client, read, repeat, args.budget / SIDE_BY_SIDE_ROUNDS)
+                    parts[size].setdefault(name, []).append(timed)
+            print(f"  {name}: timed on both", file=sys.stderr)
+    timed_at = {size: [merged_timings(found) for found in named.values()] for size, named in parts.items()}
+    figures = read_figures(kind, timed_at, metadata_note)
+    for figure in figures:
+        figure.measure += " (side by side)"
+    return figures
+
+
+@contextmanager
+def store_copy(store: Store, args: argparse.Namespace) -> Iterator[Store]:
+    """A copy of the seeded store, removed afterwards: the side-by-side ingest writes to it, so the kept
+    store stays as its manifest says."""
+    if store.kind == "sqlite":
+        source = Path(str(make_url(store.url).database))
+        with tempfile.TemporaryDirectory(prefix="redline-bench-copy-") as folder:
+            target = Path(folder) / "copy.db"
+            with closing(sqlite3.connect(source)) as reading, closing(sqlite3.connect(target)) as writing:
+                reading.backup(writing)
+            yield Store("sqlite", f"sqlite:///{target}")
+        return
+    database = FRESH_DATABASE + "_copy"
+    drop_database(args.postgres_url, database)
+    with psycopg.connect(libpq_url(args.postgres_url), autocommit=True) as admin:
+        template = str(make_url(store.url).database)
+        # A stopped server's sessions end a moment after its process does.
+        deadline = time.monotonic() + SESSIONS_END_SECONDS
+        while admin.execute(SESSIONS_ON, (template,)).fetchone() != (0,):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{template} still has sessions after {SESSIONS_END_SECONDS:.0f} s")
+            time.sleep(0.2)
+        admin.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(database), sql.Identifier(template)
+            )
+        )
+    try:
+        url = make_url(args.postgres_url).set(database=database)
+        yield Store("postgresql", url.render_as_string(hide_password=False))
+    finally:
+        drop_database(args.postgres_url, database)
+
+
+@dataclass
+class IngestSide:
+    """One store of the side-by-side ingest: its server, the next run and OTLP slice it has not seen,
+    and what its timed slices added up to."""
+
+    name: str
+    server: Server
+    api: httpx.Client
+    project: str
+    next_run: int
+    next_otlp_slice: int
+    runs: Window
+    spans: int = 0
+    otlp_seconds: float = 0.0
+    otlp_cpu: float = 0.0
+    otlp_latencies: list[float] = field(default_factory=list)
+
+
+def ingest_side_by_side(
+    kind: str, store: Store, kept: Kept, args: argparse.Namespace, work: Path, settings: dict[str, str]
+) -> list[Figure]:
+    """The batch API and OTLP on an empty store and on a copy of the seeded one, a fresh server on each,
+    in rounds that alternate between them (an untimed round first, to warm both): the ingest target's
+    ratio from timings seconds apart rather than from the first window's, which was timed as the store
+    began."""
+    seeded = kept.manifest.seeded
+    print(f"{kind}: ingest on an empty store and at {seeded:,} runs, side by side ...", file=sys.stderr)
+    pool = conversation_pool()
+    with ExitStack() as stack:
+        empty = stack.enter_context(fresh_store(kind, args.postgres_url, FRESH_DATABASE + "_empty"))
+        copy = stack.enter_context(store_copy(store, args))
+        sides: list[IngestSide] = []
+        for name, side_store, first_run, first_slice in (
+            ("an empty store", empty, 0, 0),
+            (f"{seeded:,} runs", copy, seeded, kept.manifest.otlp_slices),
+        ):
+            log = work / f"serve-{kind}-ingest-{first_run}.log"
+            server = stack.enter_context(serve(side_store, log, settings=settings))
+            api = stack.enter_context(server.client())
+            project = project_id(api)
+            declare_indexed(api, project, served_routes("sqlite://"))
+            sides.append(IngestSide(name, server, api, project, first_run, first_slice, Window(first_run)))
+        for round_number in range(SIDE_BY_SIDE_ROUNDS + 1):
+            for side in sides if round_number % 2 == 0 else reversed(sides):
+                ingest_round(side, pool, args.otlp_traces, timed=round_number > 0)
+            if round_number == 0:
+                # Statistics as autovacuum would soon have them: PostgreSQL plans the empty store's
+                # look-ups for the empty tables it last counted, long after they stopped being empty.
+                for side_store in (empty, copy):
+                    analyze(side_store)
+    empty_side, full_side = sides
+    figures: list[Figure] = []
+    for side in sides:
+        runs = _ingest_figure(kind, side.runs)
+        runs.measure = f"ingest runs on {side.name} (side by side)"
+        otlp = requests_figure(
+            kind,
+            f"OTLP on {side.name} (side by side)",
+            side.otlp_latencies,
+            side.otlp_seconds,
+            note=f"spans/s; server CPU {side.otlp_cpu / side.spans * 1000:.3f} ms/span",
+        )
+        otlp.count, otlp.rate = side.spans, round(side.spans / side.otlp_seconds, 1)
+        figures += [runs, otlp]
+    for first, other in ((figures[0], figures[2]), (figures[1], figures[3])):
+        share = (other.rate or 0.0) / (first.rate or 1.0)
+        other.target = f">= {TARGET_INGEST_SHARE:.0%} of the empty store's"
+        other.met = share >= TARGET_INGEST_SHARE
+        other.note += f"; {share:.0%} of the empty store's"
+    assert empty_side.runs.runs == full_side.runs.runs
+    return figures
+
+
+def ingest_round(side: IngestSide, pool: Sequence[dict[str, Any]], otlp_traces: int, *, timed: bool) -> None:
+    """One slice of runs through the batch API and one of OTLP traces, neither sent to the store before;
+    added to the side's figures when `timed`."""
+    numbers = range(side.next_run, side.next_run + SIDE_BY_SIDE_INGEST_RUNS)
+    bodies = batch_bodies([scale_run(number, pool) for number in numbers], side.project, BATCH_RUNS)
+    with cpu_spent(side.server.pid) as cpu:
+        seconds, latencies = post_batches(side.api, bodies)
+    side.next_run += SIDE_BY_SIDE_INGEST_RUNS
+    made = make_traces(otlp_traces * (side.next_otlp_slice + 1))[-otlp_traces:]
+    exports = export_bodies(in_end_order(made))
+    with cpu_spent(side.server.pid) as otlp_cpu:
+        seen, otlp_seconds = send_bodies(side.server, exports, OTLP_SENDERS)
+    side.next_otlp_slice += 1
+    if seen.problems:
+        raise RuntimeError(f"OTLP exports were refused: {seen.problems[:3]}")
+    if not timed:
+        return
+    side.runs.runs += len(numbers)
+    side.runs.seconds += seconds
+    side.runs.server_cpu += cpu.server
+    side.runs.latencies += latencies
+    side.spans += sum(len(trace) for trace in made)
+    side.otlp_seconds += otlp_seconds
+    side.otlp_cpu += otlp_cpu.server
+    side.otlp_latencies += seen.latencies
 
 
 # ------------------------------------------------------------------------------------------------ main
@@ -925,6 +1166,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="time the last checkpoint's reads again from a server started after seeding",
     )
+    parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="time the first and last checkpoints' reads again in one session, alternated, on two stores",
+    )
     parser.add_argument("--reuse", type=Path, default=None, help="keep the seeded store in this directory")
     parser.add_argument(
         "--postgres-url", default=DEFAULT_POSTGRES_URL, help="admin URL; the bench db is made there"
@@ -938,6 +1184,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         args.reuse = args.reuse.expanduser().resolve()
         if args.reuse.is_relative_to(REPO):
             parser.error("--reuse must be outside the repository")
+    if args.side_by_side and args.delete:
+        parser.error("--side-by-side and --delete: run them apart (the side by side wants the store whole)")
     if min(args.repeat, args.window, args.otlp_traces) < 1 or args.budget <= 0:
         parser.error("--repeat, --window and --otlp-traces must be at least 1, --budget positive")
     return args
