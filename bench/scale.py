@@ -300,6 +300,29 @@ class Window:
     server_cpu: float = 0.0
     latencies: list[float] = field(default_factory=list)
 
+    def add(self, runs: int, seconds: float, server_cpu: float, latencies: list[float]) -> None:
+        self.runs += runs
+        self.seconds += seconds
+        self.server_cpu += server_cpu
+        self.latencies += latencies
+
+
+def send_runs(
+    server: Server,
+    api: httpx.Client,
+    project: str,
+    numbers: range,
+    pool: Sequence[dict[str, Any]],
+    window: Window | None,
+) -> None:
+    """Runs `numbers` through POST /v1/runs/batch (their bodies made before the clock), added to
+    `window` unless it is None."""
+    bodies = batch_bodies([scale_run(number, pool) for number in numbers], project, BATCH_RUNS)
+    with cpu_spent(server.pid) as cpu:
+        seconds, latencies = post_batches(api, bodies)
+    if window is not None:
+        window.add(len(numbers), seconds, cpu.server, latencies)
+
 
 def _ingest_figure(kind: str, window: Window) -> Figure:
     figure = requests_figure(
@@ -325,13 +348,7 @@ def seed_runs(
     window = Window(manifest.seeded)
     while manifest.seeded < upto:
         end = min(upto, manifest.seeded + SLICE_RUNS, (manifest.seeded // window_runs + 1) * window_runs)
-        bodies = batch_bodies([scale_run(n, pool) for n in range(manifest.seeded, end)], project, BATCH_RUNS)
-        with cpu_spent(server.pid) as cpu:
-            seconds, latencies = post_batches(api, bodies)
-        window.runs += end - manifest.seeded
-        window.seconds += seconds
-        window.server_cpu += cpu.server
-        window.latencies += latencies
+        send_runs(server, api, project, range(manifest.seeded, end), pool, window)
         manifest.seeded = end
         kept.save()
         if end % window_runs == 0 or end == upto:
@@ -342,27 +359,56 @@ def seed_runs(
     return figures
 
 
-def otlp_slice(server: Server, kind: str, kept: Kept, traces: int, when: str) -> Figure:
-    """A fixed number of OTLP traces not sent before (each slice its own part of one generated stream:
-    OTLP ids are derived from the trace's, so a trace sent twice would replace, not add)."""
-    made = make_traces(traces * (kept.manifest.otlp_slices + 1))[-traces:]
+@dataclass(frozen=True)
+class OtlpSent:
+    """One slice of OTLP traces sent: its exports and spans, each export's round trip, the wall seconds,
+    the server's CPU seconds, and what the server refused."""
+
+    exports: int
+    spans: int
+    latencies: list[float]
+    seconds: float
+    server_cpu: float
+    problems: list[str]
+
+    def refused(self) -> None:
+        if self.problems:
+            raise RuntimeError(f"OTLP exports were refused: {self.problems[:3]}")
+
+
+def send_otlp_slice(server: Server, number: int, traces: int) -> OtlpSent:
+    """Slice `number` of `traces` traces (each slice its own part of one generated stream: OTLP ids are
+    derived from the trace's, so a trace sent twice would replace, not add)."""
+    made = make_traces(traces * (number + 1))[-traces:]
     bodies = export_bodies(in_end_order(made))
-    spans = sum(len(trace) for trace in made)
     with cpu_spent(server.pid) as cpu:
         seen, seconds = send_bodies(server, bodies, OTLP_SENDERS)
-    kept.manifest.otlp_slices += 1
-    kept.save()
-    if seen.problems:
-        raise RuntimeError(f"OTLP exports were refused: {seen.problems[:3]}")
+    spans = sum(len(trace) for trace in made)
+    return OtlpSent(len(bodies), spans, seen.latencies, seconds, cpu.server, seen.problems)
+
+
+def otlp_figure(kind: str, measure: str, sent: Sequence[OtlpSent]) -> Figure:
+    """Slices sent, as one figure: spans/s over their wall time, the server's CPU per span."""
+    spans, seconds = sum(one.spans for one in sent), sum(one.seconds for one in sent)
+    server_cpu = sum(one.server_cpu for one in sent)
     figure = requests_figure(
         kind,
-        f"OTLP {len(bodies)} exports, {when}",
-        seen.latencies,
+        measure,
+        [latency for one in sent for latency in one.latencies],
         seconds,
-        note=f"spans/s; server CPU {cpu.server / spans * 1000:.3f} ms/span",
+        note=f"spans/s; server CPU {server_cpu / spans * 1000:.3f} ms/span",
     )
     figure.count, figure.rate = spans, round(spans / seconds, 1)
     return figure
+
+
+def otlp_slice(server: Server, kind: str, kept: Kept, traces: int, when: str) -> Figure:
+    """A fixed number of OTLP traces not sent to the kept store before, as a figure."""
+    sent = send_otlp_slice(server, kept.manifest.otlp_slices, traces)
+    kept.manifest.otlp_slices += 1
+    kept.save()
+    sent.refused()
+    return otlp_figure(kind, f"OTLP {sent.exports} exports, {when}", [sent])
 
 
 def annotate_oldest(server: Server, store: Store, kept: Kept, every: int, runs: int) -> Figure | None:
@@ -882,8 +928,8 @@ def bench_store(kind: str, args: argparse.Namespace, work: Path) -> Outcome:
         if args.side_by_side:
             # With the seeding server stopped: PostgreSQL copies no database anyone is connected to.
             seeding.close()
-            figures += side_by_side_reads(kind, store, args, shape, work, settings, metadata_note)
-            figures += ingest_side_by_side(kind, store, kept, args, work, settings)
+            figures += side_by_side_reads(kind, store, args, shape, routes, work, settings, metadata_note)
+            figures += ingest_side_by_side(kind, store, kept, args, routes, work, settings)
     figures += read_figures(kind, timed, metadata_note)
     return Outcome(figures, plans)
 
@@ -917,7 +963,12 @@ def fresh_server_reads(
 
 @contextmanager
 def first_checkpoint_store(
-    kind: str, args: argparse.Namespace, shape: dict[str, Any], work: Path, settings: dict[str, str]
+    kind: str,
+    args: argparse.Namespace,
+    shape: dict[str, Any],
+    routes: set[str],
+    work: Path,
+    settings: dict[str, str],
 ) -> Iterator[Store]:
     """A second store holding what the first holds at the first checkpoint (the same runs, OTLP traces
     and annotations, made the same way by its own server), kept beside the first with --reuse."""
@@ -928,7 +979,7 @@ def first_checkpoint_store(
             with serve(store, work / f"serve-{kind}-first.log", settings=settings) as server:
                 with server.client() as api:
                     project = project_id(api)
-                    declare_indexed(api, project, served_routes("sqlite://"))
+                    declare_indexed(api, project, routes)
                     if kept.manifest.seeded == 0:
                         otlp_slice(server, kind, kept, args.otlp_traces, "empty store")
                     seed_runs(kind, server, api, project, kept, first, args.window)
@@ -956,6 +1007,7 @@ def side_by_side_reads(
     store: Store,
     args: argparse.Namespace,
     shape: dict[str, Any],
+    routes: set[str],
     work: Path,
     settings: dict[str, str],
     metadata_note: str,
@@ -964,33 +1016,34 @@ def side_by_side_reads(
     first checkpoint's size beside the seeded one, a fresh server on each, and each read timed in
     SIDE_BY_SIDE_ROUNDS rounds that go from one server to the other (the order flipped every round).
 
-    The checkpoints' own ratio compares timings taken up to hours apart, and on a shared machine the
-    same request's CPU moved by half as much again between them (bench/README.md, "Scale: the ratio
-    side by side"); this one compares timings seconds apart, so only the size differs."""
+    The checkpoints' own ratio compares timings taken up to an hour apart, and on a shared machine the
+    same request's server CPU grew 1.4-1.8x between them (bench/README.md, "Scale side by side"); this
+    one compares timings seconds apart, so only the size differs."""
     first, last = min(args.at), max(args.at)
     print(f"{kind}: {first:,} and {last:,} runs side by side ...", file=sys.stderr)
     with ExitStack() as stack:
-        small = stack.enter_context(first_checkpoint_store(kind, args, shape, work, settings))
-        sides: dict[int, tuple[Server, httpx.Client, httpx.Client, list[Read]]] = {}
+        small = stack.enter_context(first_checkpoint_store(kind, args, shape, routes, work, settings))
+        sides: dict[int, tuple[Server, httpx.Client, httpx.Client, dict[str, Read]]] = {}
         for size, side_store in ((first, small), (last, store)):
             log = work / f"serve-{kind}-{size}.log"
             server = stack.enter_context(serve(side_store, log, settings=settings))
             api = stack.enter_context(server.client())
             browser = signed_in(server)
             stack.callback(browser.close)
-            sides[size] = (server, api, browser, reads_at(api, side_store, size, args.offsets))
+            reads = reads_at(api, side_store, size, args.offsets)
+            sides[size] = (server, api, browser, {read.name: read for read in reads})
         parts: dict[int, dict[str, list[Timed]]] = {size: {} for size in sides}
-        names = [read.name for read in sides[last][3]]
-        for name in names:
+        repeat = max(MIN_TIMINGS, args.repeat // SIDE_BY_SIDE_ROUNDS)
+        # The last checkpoint's reads, in order: a superset of the first's (offset pages past its size).
+        for name in sides[last][3]:
             for round_number in range(SIDE_BY_SIDE_ROUNDS):
                 order = (first, last) if round_number % 2 == 0 else (last, first)
                 for size in order:
-                    server, api, browser, reads = sides[size]
-                    read = next((read for read in reads if read.name == name), None)
+                    server, api, browser, by_name = sides[size]
+                    read = by_name.get(name)
                     if read is None:
                         continue
                     client = browser if read.console else api
-                    repeat = max(MIN_TIMINGS, args.repeat // SIDE_BY_SIDE_ROUNDS)
                     timed = time_read(server, client, read, repeat, args.budget / SIDE_BY_SIDE_ROUNDS)
                     parts[size].setdefault(name, []).append(timed)
             print(f"  {name}: timed on both", file=sys.stderr)
@@ -1047,14 +1100,17 @@ class IngestSide:
     next_run: int
     next_otlp_slice: int
     runs: Window
-    spans: int = 0
-    otlp_seconds: float = 0.0
-    otlp_cpu: float = 0.0
-    otlp_latencies: list[float] = field(default_factory=list)
+    otlp: list[OtlpSent] = field(default_factory=list)
 
 
 def ingest_side_by_side(
-    kind: str, store: Store, kept: Kept, args: argparse.Namespace, work: Path, settings: dict[str, str]
+    kind: str,
+    store: Store,
+    kept: Kept,
+    args: argparse.Namespace,
+    routes: set[str],
+    work: Path,
+    settings: dict[str, str],
 ) -> list[Figure]:
     """The batch API and OTLP on an empty store and on a copy of the seeded one, a fresh server on each,
     in rounds that alternate between them (an untimed round first, to warm both): the ingest target's
@@ -1075,7 +1131,7 @@ def ingest_side_by_side(
             server = stack.enter_context(serve(side_store, log, settings=settings))
             api = stack.enter_context(server.client())
             project = project_id(api)
-            declare_indexed(api, project, served_routes("sqlite://"))
+            declare_indexed(api, project, routes)
             sides.append(IngestSide(name, server, api, project, first_run, first_slice, Window(first_run)))
         for round_number in range(SIDE_BY_SIDE_ROUNDS + 1):
             for side in sides if round_number % 2 == 0 else reversed(sides):
@@ -1085,26 +1141,17 @@ def ingest_side_by_side(
                 # look-ups for the empty tables it last counted, long after they stopped being empty.
                 for side_store in (empty, copy):
                     analyze(side_store)
-    empty_side, full_side = sides
     figures: list[Figure] = []
     for side in sides:
         runs = _ingest_figure(kind, side.runs)
         runs.measure = f"ingest runs on {side.name} (side by side)"
-        otlp = requests_figure(
-            kind,
-            f"OTLP on {side.name} (side by side)",
-            side.otlp_latencies,
-            side.otlp_seconds,
-            note=f"spans/s; server CPU {side.otlp_cpu / side.spans * 1000:.3f} ms/span",
-        )
-        otlp.count, otlp.rate = side.spans, round(side.spans / side.otlp_seconds, 1)
-        figures += [runs, otlp]
-    for first, other in ((figures[0], figures[2]), (figures[1], figures[3])):
-        share = (other.rate or 0.0) / (first.rate or 1.0)
-        other.target = f">= {TARGET_INGEST_SHARE:.0%} of the empty store's"
-        other.met = share >= TARGET_INGEST_SHARE
-        other.note += f"; {share:.0%} of the empty store's"
-    assert empty_side.runs.runs == full_side.runs.runs
+        figures += [runs, otlp_figure(kind, f"OTLP on {side.name} (side by side)", side.otlp)]
+    empty_figures, full_figures = figures[:2], figures[2:]
+    for on_empty, at_size in zip(empty_figures, full_figures, strict=True):
+        share = (at_size.rate or 0.0) / (on_empty.rate or 1.0)
+        at_size.target = f">= {TARGET_INGEST_SHARE:.0%} of the empty store's"
+        at_size.met = share >= TARGET_INGEST_SHARE
+        at_size.note += f"; {share:.0%} of the empty store's"
     return figures
 
 
@@ -1112,27 +1159,13 @@ def ingest_round(side: IngestSide, pool: Sequence[dict[str, Any]], otlp_traces: 
     """One slice of runs through the batch API and one of OTLP traces, neither sent to the store before;
     added to the side's figures when `timed`."""
     numbers = range(side.next_run, side.next_run + SIDE_BY_SIDE_INGEST_RUNS)
-    bodies = batch_bodies([scale_run(number, pool) for number in numbers], side.project, BATCH_RUNS)
-    with cpu_spent(side.server.pid) as cpu:
-        seconds, latencies = post_batches(side.api, bodies)
+    send_runs(side.server, side.api, side.project, numbers, pool, side.runs if timed else None)
     side.next_run += SIDE_BY_SIDE_INGEST_RUNS
-    made = make_traces(otlp_traces * (side.next_otlp_slice + 1))[-otlp_traces:]
-    exports = export_bodies(in_end_order(made))
-    with cpu_spent(side.server.pid) as otlp_cpu:
-        seen, otlp_seconds = send_bodies(side.server, exports, OTLP_SENDERS)
+    sent = send_otlp_slice(side.server, side.next_otlp_slice, otlp_traces)
     side.next_otlp_slice += 1
-    if seen.problems:
-        raise RuntimeError(f"OTLP exports were refused: {seen.problems[:3]}")
-    if not timed:
-        return
-    side.runs.runs += len(numbers)
-    side.runs.seconds += seconds
-    side.runs.server_cpu += cpu.server
-    side.runs.latencies += latencies
-    side.spans += sum(len(trace) for trace in made)
-    side.otlp_seconds += otlp_seconds
-    side.otlp_cpu += otlp_cpu.server
-    side.otlp_latencies += seen.latencies
+    sent.refused()
+    if timed:
+        side.otlp.append(sent)
 
 
 # ------------------------------------------------------------------------------------------------ main
@@ -1169,7 +1202,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--side-by-side",
         action="store_true",
-        help="time the first and last checkpoints' reads again in one session, alternated, on two stores",
+        help="the first and last checkpoints' reads, then ingest on an empty store and at size, alternated",
     )
     parser.add_argument("--reuse", type=Path, default=None, help="keep the seeded store in this directory")
     parser.add_argument(
